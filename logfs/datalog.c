@@ -1,0 +1,207 @@
+/* Datalog sink: aggregation buffer + pwrite, or a pmem mapping. */
+#define _GNU_SOURCE
+#include "datalog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libpmem.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* The mapping grows by doubling, from the buffer size up to this step. */
+#define PMEM_MAX_GROW ((size_t)1 << 30)
+
+static int map_at_least(struct logfs_datalog *dl, uint64_t need, struct logfs_error *err)
+{
+    size_t len = dl->map_len ? dl->map_len : dl->cap;
+    size_t mapped;
+    int is_pmem;
+    void *p;
+
+    while (len < need)
+        len += len < PMEM_MAX_GROW ? len : PMEM_MAX_GROW;
+    if (dl->max_bytes && len > dl->max_bytes)
+        len = dl->max_bytes > need ? dl->max_bytes : need;
+    if (dl->map)
+        pmem_unmap(dl->map, dl->map_len);
+    dl->map = NULL;
+    /* PMEM_FILE_CREATE on an existing file resizes it to len. */
+    p = pmem_map_file(dl->path, len, PMEM_FILE_CREATE, 0600, &mapped, &is_pmem);
+    if (!p)
+        return logfs_fail_errno(err, errno, "cannot map datalog", dl->path);
+    dl->map = p;
+    dl->map_len = mapped;
+    dl->is_pmem = is_pmem;
+    return LOGFS_OK;
+}
+
+int logfs_datalog_open(struct logfs_datalog *dl, const char *path, int use_pmem,
+                       size_t buffer_size, uint64_t max_bytes, int durable, int exclusive,
+                       struct logfs_error *err)
+{
+    int rc;
+    memset(dl, 0, sizeof *dl);
+    dl->fd = -1;
+    dl->max_bytes = max_bytes;
+    dl->durable = durable;
+    dl->cap = buffer_size;
+    dl->path = strdup(path);
+    if (!dl->path)
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for datalog path");
+    dl->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | (exclusive ? O_EXCL : 0), 0600);
+    if (dl->fd < 0) {
+        rc = logfs_fail_errno(err, errno, "cannot create datalog", path);
+        goto fail;
+    }
+    if (use_pmem) {
+        rc = map_at_least(dl, 1, err);
+        if (rc)
+            goto fail;
+        if (dl->is_pmem)
+            return LOGFS_OK;
+        /* Not persistent memory: ordinary writes are faster than msync. */
+        pmem_unmap(dl->map, dl->map_len);
+        dl->map = NULL;
+        dl->map_len = 0;
+        if (ftruncate(dl->fd, 0) < 0) {
+            rc = logfs_fail_errno(err, errno, "cannot truncate datalog", path);
+            goto fail;
+        }
+    }
+    dl->buf = malloc(dl->cap);
+    if (!dl->buf) {
+        rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a %zu-byte datalog buffer", dl->cap);
+        goto fail;
+    }
+    return LOGFS_OK;
+fail:
+    logfs_datalog_abandon(dl);
+    return rc;
+}
+
+/* Write the buffer out at the end of what the file already holds.  A failed
+ * pwrite may leave a partial tail; the next attempt writes over it. */
+static int write_out(struct logfs_datalog *dl, const void *p, size_t n, struct logfs_error *err)
+{
+    int e = logfs_pwrite_full(dl->fd, p, n, dl->flushed);
+    if (e)
+        return logfs_fail_errno(err, e, "cannot append to datalog", dl->path);
+    dl->flushed += n;
+    return LOGFS_OK;
+}
+
+int logfs_datalog_flush(struct logfs_datalog *dl, struct logfs_error *err)
+{
+    if (dl->is_pmem) {
+        pmem_drain();
+        return LOGFS_OK;
+    }
+    if (dl->fill) {
+        int rc = write_out(dl, dl->buf, dl->fill, err);
+        if (rc)
+            return rc;
+        dl->fill = 0;
+    }
+    return LOGFS_OK;
+}
+
+int logfs_datalog_append(struct logfs_datalog *dl, const void *data, size_t n,
+                         struct logfs_error *err)
+{
+    const uint8_t *p = data;
+    int rc;
+
+    if (dl->max_bytes && (dl->len + n > dl->max_bytes || dl->len + n < dl->len))
+        return logfs_fail(err, LOGFS_ENOSPC, ENOSPC,
+                          "datalog %s would exceed its limit of %llu bytes", dl->path,
+                          (unsigned long long)dl->max_bytes);
+    if (dl->is_pmem) {
+        if (dl->len + n > dl->map_len && (rc = map_at_least(dl, dl->len + n, err)))
+            return rc;
+        pmem_memcpy_nodrain(dl->map + dl->len, p, n);
+        dl->len += n;
+        return LOGFS_OK;
+    }
+    if (dl->fill == 0 && n >= dl->cap) {
+        /* Big enough already: skip the copy. */
+        if ((rc = write_out(dl, p, n, err)))
+            return rc;
+        dl->len += n;
+        return LOGFS_OK;
+    }
+    while (n > 0) {
+        size_t k = dl->cap - dl->fill;
+        if (k > n)
+            k = n;
+        memcpy(dl->buf + dl->fill, p, k);
+        dl->fill += k;
+        dl->len += k;
+        p += k;
+        n -= k;
+        if (dl->fill == dl->cap && (rc = logfs_datalog_flush(dl, err)))
+            return rc; /* the bytes stay buffered; a later flush retries */
+    }
+    return LOGFS_OK;
+}
+
+int logfs_datalog_sync(struct logfs_datalog *dl, struct logfs_error *err)
+{
+    int rc = logfs_datalog_flush(dl, err);
+    if (rc || !dl->durable || dl->is_pmem)
+        return rc;
+    if (fdatasync(dl->fd) < 0)
+        return logfs_fail_errno(err, errno, "cannot fdatasync datalog", dl->path);
+    return LOGFS_OK;
+}
+
+int logfs_datalog_read(struct logfs_datalog *dl, uint64_t off, void *buf, size_t n,
+                       struct logfs_error *err)
+{
+    uint8_t *out = buf;
+    if (off > dl->len || n > dl->len - off)
+        return logfs_fail(err, LOGFS_ESHORT, 0, "datalog %s holds %llu bytes, read asks up to %llu",
+                          dl->path, (unsigned long long)dl->len, (unsigned long long)(off + n));
+    if (dl->is_pmem) {
+        memcpy(out, dl->map + off, n);
+        return LOGFS_OK;
+    }
+    if (off < dl->flushed) {
+        size_t k = dl->flushed - off < n ? (size_t)(dl->flushed - off) : n;
+        int e = logfs_pread_full(dl->fd, out, k, off);
+        if (e)
+            return logfs_fail_errno(err, e < 0 ? EIO : e, "cannot read datalog", dl->path);
+        out += k;
+        off += k;
+        n -= k;
+    }
+    if (n > 0)
+        memcpy(out, dl->buf + (off - dl->flushed), n);
+    return LOGFS_OK;
+}
+
+int logfs_datalog_close(struct logfs_datalog *dl, struct logfs_error *err)
+{
+    int rc = logfs_datalog_flush(dl, err);
+    if (!rc && dl->is_pmem && ftruncate(dl->fd, (off_t)dl->len) < 0)
+        rc = logfs_fail_errno(err, errno, "cannot trim datalog", dl->path);
+    if (!rc && dl->durable && fdatasync(dl->fd) < 0)
+        rc = logfs_fail_errno(err, errno, "cannot fdatasync datalog", dl->path);
+    logfs_datalog_abandon(dl);
+    return rc;
+}
+
+void logfs_datalog_abandon(struct logfs_datalog *dl)
+{
+    if (dl->map)
+        pmem_unmap(dl->map, dl->map_len);
+    if (dl->fd >= 0)
+        close(dl->fd);
+    free(dl->buf);
+    free(dl->path);
+    memset(dl, 0, sizeof *dl);
+    dl->fd = -1;
+}

@@ -1,0 +1,56 @@
+/* Reading datalogs back (replay, and readers of another writer's data). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "reader.h"
+
+struct logfs_datalog_reader {
+    int fd;
+    char *path;
+};
+
+int logfs_datalog_reader_open(const char *path, struct logfs_datalog_reader **out,
+                              struct logfs_error *err)
+{
+    struct logfs_datalog_reader *dr = calloc(1, sizeof *dr);
+    *out = NULL;
+    if (!dr || !(dr->path = strdup(path))) {
+        free(dr);
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a datalog reader");
+    }
+    dr->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (dr->fd < 0) {
+        int rc = logfs_fail_errno(err, errno, "cannot open datalog", path);
+        free(dr->path);
+        free(dr);
+        return rc;
+    }
+    *out = dr;
+    return LOGFS_OK;
+}
+
+int logfs_datalog_reader_pread(struct logfs_datalog_reader *dr, uint64_t off, void *buf,
+                               size_t len, struct logfs_error *err)
+{
+    int e = logfs_pread_full(dr->fd, buf, len, off);
+    if (e < 0)
+        return logfs_fail(err, LOGFS_ESHORT, 0, "datalog %s ends before offset %llu", dr->path,
+                          (unsigned long long)(off + len));
+    if (e)
+        return logfs_fail_errno(err, e, "cannot read datalog", dr->path);
+    return LOGFS_OK;
+}
+
+void logfs_datalog_reader_close(struct logfs_datalog_reader *dr)
+{
+    if (!dr)
+        return;
+    close(dr->fd);
+    free(dr->path);
+    free(dr);
+}

@@ -1,0 +1,79 @@
+/*
+ * The metalog format, all of it.  docs/log-format.md walks through it byte
+ * by byte; this header is the authority.
+ *
+ * A metalog is a sequence of records.  All integers are little-endian.
+ *
+ *   record  := crc:u32  len:u32  type:u8  payload[len]
+ *     crc      masked CRC-32C (logfs_crc32c_mask) of type and payload
+ *     len      payload length in bytes, at most LOGFS_MAX_PAYLOAD
+ *     type     one of enum logfs_rec_type
+ *
+ * Payloads (varint = unsigned LEB128, at most 10 bytes; svarint = zigzag
+ * varint for signed values):
+ *
+ *   HEADER  (always the first record, only there; fixed size)
+ *     magic:u8[8]     "bbfsmlog"
+ *     version:u32     LOGFS_FORMAT_VERSION
+ *     file_id:u64     identifies the canonical file (chosen by the driver)
+ *     rank:u32        this writer's rank, 0 <= rank < nwriters
+ *     nwriters:u32    number of writers that log this file
+ *
+ *   WRITE   (bytes of one write call, or of a slice of a very large one)
+ *     dlog_off:varint  datalog offset of this record's first data byte
+ *     nbytes:varint    data bytes the record covers (sum over its groups)
+ *     group*           until the end of the payload, each:
+ *       count:varint     number of blocks, >= 1
+ *       offset:varint    file offset of the first block
+ *       blocklen:varint  bytes per block, >= 1
+ *       stride:svarint   distance between block starts (only if count > 1)
+ *     The data of the blocks lies in the datalog back to back, in the order
+ *     the groups and blocks are listed, starting at dlog_off.
+ *
+ *   SYNC    (closes an epoch)
+ *     epoch:varint     the epoch being closed; epochs count from 0 and every
+ *                      SYNC closes the next one
+ *     dlog_len:varint  datalog length at this point (all earlier data)
+ *
+ *   SETSIZE (MPI_File_set_size, ordered with the writes of its epoch)
+ *     size:varint      new file size: shrinking discards bytes at and past
+ *                      it, growing reads as zeros
+ *
+ *   CLOSE   (the last record of a cleanly closed log; closes the open epoch)
+ *     epoch:varint     the epoch being closed (as for SYNC)
+ *     dlog_len:varint  final datalog length
+ */
+#ifndef LOGFS_FORMAT_H
+#define LOGFS_FORMAT_H
+
+#include <stdint.h>
+
+#define LOGFS_MAGIC "bbfsmlog"
+#define LOGFS_MAGIC_LEN 8
+#define LOGFS_FORMAT_VERSION 1u
+
+/* crc(4) + len(4) + type(1) */
+#define LOGFS_REC_HEADER_LEN 9u
+
+/* Bounds what a reader ever allocates for one record. */
+#define LOGFS_MAX_PAYLOAD (16u << 20)
+
+/* Size of the HEADER payload. */
+#define LOGFS_HEADER_PAYLOAD_LEN (LOGFS_MAGIC_LEN + 4 + 8 + 4 + 4)
+
+/* Writers cut a WRITE record here, so a reader's buffer stays small even
+ * when a call has millions of incompressible extents. */
+#define LOGFS_WRITE_RECORD_SOFT_MAX (256u << 10)
+
+/* Worst-case bytes of one group: four 10-byte varints. */
+#define LOGFS_GROUP_MAX_LEN 40u
+
+enum logfs_rec_type {
+    LOGFS_REC_HEADER = 1,
+    LOGFS_REC_WRITE = 2,
+    LOGFS_REC_SYNC = 3,
+    LOGFS_REC_SETSIZE = 4,
+    LOGFS_REC_CLOSE = 5,
+};
+
+#endif

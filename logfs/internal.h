@@ -1,0 +1,35 @@
+/*
+ * Helpers shared by the logfs sources and not part of the public API.
+ */
+#ifndef LOGFS_INTERNAL_H
+#define LOGFS_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "errors.h"
+
+#if defined(__GNUC__)
+#define LOGFS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define LOGFS_PRINTF(a, b)
+#endif
+
+/* Fill @p err (if not NULL) and return @p code, so failures read `return logfs_fail(...)`. */
+int logfs_fail(struct logfs_error *err, int code, int sys_errno, const char *fmt, ...)
+    LOGFS_PRINTF(4, 5);
+
+/* logfs_fail for a failed system call on @p path: the code follows errno. */
+int logfs_fail_errno(struct logfs_error *err, int sys_errno, const char *what, const char *path);
+
+/* pwrite() until done, retrying short writes and EINTR. @return 0 or errno. */
+int logfs_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+
+/* pread() until done; @return 0, errno, or -1 when the file ends first. */
+int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off);
+
+/* @return malloc'ed "dir/name.suffix", or NULL when out of memory. */
+char *logfs_path_join(const char *dir, const char *name, const char *suffix);
+
+#endif

@@ -1,0 +1,95 @@
+# logfs: the log-structured store under the bbfs driver.  Plain C11, no MPI:
+# the same sources are also compiled into libmpi by the driver build, hence
+# -fPIC and no global mutable state.
+
+LOGFS_CFLAGS = $(AM_CFLAGS) -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC
+
+noinst_LIBRARIES += %reldir%/liblogfs.a
+%canon_reldir%_liblogfs_a_CFLAGS = $(LOGFS_CFLAGS)
+%canon_reldir%_liblogfs_a_SOURCES = \
+	%reldir%/logfs.h \
+	%reldir%/format.h \
+	%reldir%/coding.h \
+	%reldir%/internal.h \
+	%reldir%/errors.h %reldir%/errors.c \
+	%reldir%/fsutil.c \
+	%reldir%/crc32c.h %reldir%/crc32c.c \
+	%reldir%/extents.h %reldir%/extents.c \
+	%reldir%/rbtree.h %reldir%/rbtree.c \
+	%reldir%/rangemap.h %reldir%/rangemap.c \
+	%reldir%/index.h %reldir%/index.c \
+	%reldir%/datalog.h %reldir%/datalog.c \
+	%reldir%/writer.h %reldir%/writer.c \
+	%reldir%/reader.h %reldir%/reader.c \
+	%reldir%/datalog_reader.c \
+	%reldir%/planner.h %reldir%/planner.c
+
+LOGFS_LIB = %reldir%/liblogfs.a
+LOGFS_CPPFLAGS = -I$(srcdir)/%reldir%
+
+# --- tools ---------------------------------------------------------------
+bin_PROGRAMS += tools/bbfs-inspect
+tools_bbfs_inspect_SOURCES = tools/bbfs-inspect.c
+tools_bbfs_inspect_CPPFLAGS = $(LOGFS_CPPFLAGS)
+tools_bbfs_inspect_CFLAGS = $(LOGFS_CFLAGS)
+tools_bbfs_inspect_LDADD = $(LOGFS_LIB) @PMEM_LIBS@
+
+# --- benchmark (not a test: it prints figures) ----------------------------
+noinst_PROGRAMS += noncontig/logfs-bench
+noncontig_logfs_bench_SOURCES = noncontig/logfs-bench.c
+noncontig_logfs_bench_CPPFLAGS = $(LOGFS_CPPFLAGS)
+noncontig_logfs_bench_CFLAGS = $(LOGFS_CFLAGS)
+noncontig_logfs_bench_LDADD = $(LOGFS_LIB) @PMEM_LIBS@
+
+# --- unit tests ----------------------------------------------------------
+LOGFS_UNIT = tests/unit/logfs-unit
+check_PROGRAMS += $(LOGFS_UNIT)
+tests_unit_logfs_unit_SOURCES = \
+	tests/unit/helpers.h tests/unit/helpers.cc \
+	tests/unit/crc32c_test.cc \
+	tests/unit/errors_test.cc \
+	tests/unit/extents_test.cc \
+	tests/unit/rangemap_test.cc \
+	tests/unit/writer_test.cc \
+	tests/unit/reader_test.cc \
+	tests/unit/index_test.cc \
+	tests/unit/planner_test.cc \
+	tests/unit/pmem_test.cc \
+	tests/unit/bad_input_test.cc
+tests_unit_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS)
+tests_unit_logfs_unit_LDADD = $(LOGFS_LIB) @GTEST_LIBS@ @PMEM_LIBS@
+# The same tests once more with libpmem told that every mapping is pmem.
+TESTS += $(LOGFS_UNIT) tests/unit/pmem-forced.sh
+EXTRA_DIST += tests/unit/pmem-forced.sh
+
+.PHONY: check-logfs fuzz-logfs
+# Build and run only logfs's tests (plain `make check` also builds MPICH).
+check-logfs: $(LOGFS_UNIT) tools/bbfs-inspect
+	PMEM_IS_PMEM_FORCE=0 ./$(LOGFS_UNIT)
+	PMEM_IS_PMEM_FORCE=1 ./$(LOGFS_UNIT)
+
+# --- fuzzing the metalog reader (libFuzzer; needs clang) ------------------
+LOGFS_FUZZ_SRCS = tests/fuzz/fuzz_reader.c \
+	%reldir%/errors.c %reldir%/fsutil.c %reldir%/crc32c.c \
+	%reldir%/extents.c %reldir%/reader.c %reldir%/datalog_reader.c
+LOGFS_FUZZ_TIME = 60
+EXTRA_DIST += tests/fuzz/fuzz_reader.c
+noinst_PROGRAMS += tests/fuzz/make-seeds
+tests_fuzz_make_seeds_SOURCES = tests/fuzz/make-seeds.c
+tests_fuzz_make_seeds_CPPFLAGS = $(LOGFS_CPPFLAGS)
+tests_fuzz_make_seeds_CFLAGS = $(LOGFS_CFLAGS)
+tests_fuzz_make_seeds_LDADD = $(LOGFS_LIB) @PMEM_LIBS@
+
+tests/fuzz/fuzz-reader: $(LOGFS_FUZZ_SRCS)
+	@test -n "$(CLANG)" || { echo "fuzz-logfs needs clang (Debian: clang libclang-rt-14-dev)"; exit 1; }
+	@mkdir -p tests/fuzz
+	$(CLANG) -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=undefined -I$(srcdir)/%reldir% -o $@ $^
+CLEANFILES += tests/fuzz/fuzz-reader
+
+# Runs for LOGFS_FUZZ_TIME seconds from seeds that real writers produce.
+fuzz-logfs: tests/fuzz/fuzz-reader tests/fuzz/make-seeds
+	rm -rf tests/fuzz/corpus && mkdir -p tests/fuzz/corpus
+	./tests/fuzz/make-seeds tests/fuzz/corpus
+	./tests/fuzz/fuzz-reader -max_total_time=$(LOGFS_FUZZ_TIME) -max_len=65536 \
+	  -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 tests/fuzz/corpus

@@ -1,0 +1,112 @@
+/*
+ * The replay planner: from the metalogs of N writers, which bytes to copy
+ * from which datalog to which file offset, epoch by epoch, split among M
+ * replayers (M need not equal N).
+ *
+ * Rules:
+ *  - epochs are applied in order: all of epoch k before any of epoch k+1;
+ *  - within one writer and epoch, the later write wins, and a SETSIZE
+ *    discards that writer's earlier bytes at and past the new size;
+ *  - within one epoch, different writers should not overlap (a correct MPI
+ *    program does not do that); if they do, the higher rank wins, so every
+ *    replayer computes the same plan;
+ *  - only sealed epochs (ended by SYNC or CLOSE) are replayed unless
+ *    include_unsealed is set: bytes written after the last sync of a writer
+ *    that crashed are not covered by any MPI guarantee;
+ *  - replay is idempotent: applying epochs 0..k again after a crash at any
+ *    point, then the rest, gives the same file.
+ *
+ * Applying epoch e (each replayer r of M):
+ *   1. if resize.present: one replayer truncates the file to truncate_to;
+ *   2. all: copy the pieces of logfs_plan_domain(e, r, M) (barrier around);
+ *   3. if resize.present: one replayer extends the file to extend_to if it
+ *      is shorter (never shortens: pieces written after the SETSIZE stand).
+ */
+#ifndef LOGFS_PLANNER_H
+#define LOGFS_PLANNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct logfs_plan;
+
+struct logfs_plan_opts {
+    int salvage;          /* nonzero: a damaged metalog contributes the epochs it
+                             sealed before the damage (see logfs_plan_warning) */
+    int include_unsealed; /* nonzero: also replay writes after a writer's last seal */
+};
+
+struct logfs_replay_piece {
+    uint64_t offset;   /* file offset */
+    uint64_t length;   /* bytes */
+    uint32_t writer;   /* rank whose datalog holds them */
+    uint64_t dlog_off; /* offset in that datalog */
+};
+
+struct logfs_resize {
+    int present;          /* nonzero if some writer logged SETSIZE in the epoch */
+    uint64_t truncate_to; /* smallest size set in the epoch */
+    uint64_t extend_to;   /* largest final size a writer set in the epoch */
+};
+
+/*
+ * @return 0 to continue, nonzero to stop (logfs_plan_domain returns it).
+ */
+typedef int (*logfs_replay_fn)(void *arg, const struct logfs_replay_piece *p);
+
+/*
+ * Read all metalogs and plan every epoch.
+ * @param metalogs  paths of the N metalogs, in any order
+ * @param n         N; must equal the writer count in their headers
+ * @param o         options, or NULL for the defaults (all 0)
+ * @param[out] out  the plan
+ * @return LOGFS_OK, LOGFS_EMISMATCH (file ids, writer counts or ranks do
+ *         not fit together), any reader error (unless salvage), LOGFS_ENOMEM
+ */
+int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
+                     struct logfs_plan **out, struct logfs_error *err);
+
+/* Free the plan; NULL is fine. */
+void logfs_plan_free(struct logfs_plan *p);
+
+/* @return number of epochs to apply (0 .. nepochs-1). */
+uint64_t logfs_plan_nepochs(const struct logfs_plan *p);
+
+/* @return number of writers / the file id from the headers. */
+uint32_t logfs_plan_nwriters(const struct logfs_plan *p);
+uint64_t logfs_plan_file_id(const struct logfs_plan *p);
+
+/* @return the datalog path of writer @p rank (the metalog's, ".datalog"). */
+const char *logfs_plan_datalog(const struct logfs_plan *p, uint32_t rank);
+
+/* @return why writer @p rank's log was only partly used (salvage), or NULL. */
+const char *logfs_plan_warning(const struct logfs_plan *p, uint32_t rank);
+
+/* @return bytes epoch @p e writes in total. */
+uint64_t logfs_plan_epoch_bytes(const struct logfs_plan *p, uint64_t e);
+
+/* @param[out] rs  the SETSIZE effect of epoch @p e.  @return LOGFS_OK or LOGFS_EINVAL. */
+int logfs_plan_resize(const struct logfs_plan *p, uint64_t e, struct logfs_resize *rs);
+
+/*
+ * The share of epoch @p e that replayer @p r of @p m applies: one contiguous
+ * file domain [*lo, *hi) holding about 1/m of the epoch's bytes.  Domains of
+ * r = 0..m-1 are disjoint and ascending; together they hold every piece.
+ * @param[out] lo,hi  the domain (equal when the share is empty)
+ * @param fn          called for each piece in the domain, in file order
+ * @return LOGFS_OK, LOGFS_EINVAL (e, r or m out of range), or fn's value
+ */
+int logfs_plan_domain(const struct logfs_plan *p, uint64_t e, uint32_t r, uint32_t m,
+                      uint64_t *lo, uint64_t *hi, logfs_replay_fn fn, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,346 @@
+/*
+ * Metalog reader.  Records are read through a window: the whole input for
+ * memory sources, a refillable buffer for files.
+ */
+#define _GNU_SOURCE
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coding.h"
+#include "crc32c.h"
+#include "format.h"
+#include "internal.h"
+
+#define WINDOW ((size_t)1 << 20)
+
+struct logfs_reader {
+    int fd;                 /* -1 for memory sources */
+    char *path;
+    const uint8_t *mem;     /* memory source */
+    uint8_t *win;           /* file window holding [win_off, win_off + win_len) */
+    size_t win_cap, win_len;
+    uint64_t win_off;
+    uint64_t size;          /* input length */
+    uint64_t pos;           /* next record */
+    struct logfs_header hdr;
+    uint64_t epoch;         /* open epoch */
+    uint64_t dlog_end;      /* end of the data the last WRITE covered */
+    int closed;
+    int status;             /* sticky result once not LOGFS_OK */
+    struct logfs_error saved;
+    uint64_t torn, bad_off, dropped;
+};
+
+/* Point *p at @p n bytes of input starting at @p off (caller checked bounds). */
+static int fetch(struct logfs_reader *r, uint64_t off, size_t n, const uint8_t **p,
+                 struct logfs_error *err)
+{
+    if (r->mem) {
+        *p = r->mem + off;
+        return LOGFS_OK;
+    }
+    if (off >= r->win_off && off + n <= r->win_off + r->win_len) {
+        *p = r->win + (off - r->win_off);
+        return LOGFS_OK;
+    }
+    size_t want = n > WINDOW ? n : WINDOW;
+    if (want > r->size - off)
+        want = (size_t)(r->size - off);
+    if (want > r->win_cap) {
+        uint8_t *b = realloc(r->win, want);
+        if (!b)
+            return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to read metalog %s", r->path);
+        r->win = b;
+        r->win_cap = want;
+    }
+    int e = logfs_pread_full(r->fd, r->win, want, off);
+    if (e)
+        return logfs_fail(err, e < 0 ? LOGFS_EIO : logfs_status_from_errno(e), e < 0 ? 0 : e,
+                          "cannot read metalog %s at offset %llu%s", r->path, (unsigned long long)off,
+                          e < 0 ? ": file shrank while being read" : "");
+    r->win_off = off;
+    r->win_len = want;
+    *p = r->win;
+    return LOGFS_OK;
+}
+
+static int stop(struct logfs_reader *r, int code, struct logfs_error *err)
+{
+    r->status = code;
+    if (err)
+        r->saved = *err;
+    else
+        r->saved.code = code;
+    return code;
+}
+
+static int corrupt(struct logfs_reader *r, uint64_t off, const char *why, struct logfs_error *err)
+{
+    struct logfs_error e;
+    r->bad_off = off;
+    r->dropped = r->size - off;
+    logfs_fail(&e, LOGFS_ECORRUPT, 0, "metalog %s: %s at offset %llu: %llu bytes dropped",
+               r->path, why, (unsigned long long)off, (unsigned long long)r->dropped);
+    if (err)
+        *err = e;
+    r->saved = e;
+    r->status = LOGFS_ECORRUPT;
+    return LOGFS_ECORRUPT;
+}
+
+/* Frame one record: LOGFS_OK with type/payload, LOGFS_END for a clean or
+ * torn end, or an error. */
+static int frame(struct logfs_reader *r, int *type, const uint8_t **payload, uint32_t *len,
+                 struct logfs_error *err)
+{
+    const uint8_t *h;
+    uint64_t left = r->size - r->pos;
+    int rc;
+
+    if (left == 0)
+        return LOGFS_END;
+    if (left < LOGFS_REC_HEADER_LEN) {
+        r->torn = left;
+        return LOGFS_END;
+    }
+    if ((rc = fetch(r, r->pos, LOGFS_REC_HEADER_LEN, &h, err)))
+        return rc;
+    uint32_t crc = logfs_crc32c_unmask(logfs_get32(h));
+    uint32_t n = logfs_get32(h + 4);
+    uint8_t t = h[8];
+    if (n > LOGFS_MAX_PAYLOAD)
+        return corrupt(r, r->pos, "record length beyond the format's limit", err);
+    if (n > left - LOGFS_REC_HEADER_LEN) {
+        r->torn = left;
+        return LOGFS_END;
+    }
+    if ((rc = fetch(r, r->pos, LOGFS_REC_HEADER_LEN + (size_t)n, &h, err)))
+        return rc;
+    if (logfs_crc32c(h + 8, 1 + (size_t)n) != crc)
+        return corrupt(r, r->pos, "checksum mismatch", err);
+    *type = t;
+    *payload = h + LOGFS_REC_HEADER_LEN;
+    *len = n;
+    return LOGFS_OK;
+}
+
+static int parse_header(struct logfs_reader *r, struct logfs_error *err)
+{
+    const uint8_t *p;
+    uint32_t n;
+    int type, rc = frame(r, &type, &p, &n, err);
+    if (rc == LOGFS_END)
+        return logfs_fail(err, LOGFS_EFORMAT, 0, "metalog %s has no complete header record", r->path);
+    if (rc)
+        return rc;
+    if (type != LOGFS_REC_HEADER || n < LOGFS_MAGIC_LEN + 4 || memcmp(p, LOGFS_MAGIC, LOGFS_MAGIC_LEN))
+        return logfs_fail(err, LOGFS_EFORMAT, 0, "%s is not a bbfs metalog (no header record)", r->path);
+    r->hdr.version = logfs_get32(p + 8);
+    if (r->hdr.version != LOGFS_FORMAT_VERSION)
+        return logfs_fail(err, LOGFS_EVERSION, 0, "metalog %s has format version %u; this build reads %u",
+                          r->path, r->hdr.version, LOGFS_FORMAT_VERSION);
+    if (n != LOGFS_HEADER_PAYLOAD_LEN)
+        return corrupt(r, r->pos, "header record of the wrong size", err);
+    r->hdr.file_id = logfs_get64(p + 12);
+    r->hdr.rank = logfs_get32(p + 20);
+    r->hdr.nwriters = logfs_get32(p + 24);
+    if (r->hdr.nwriters == 0 || r->hdr.rank >= r->hdr.nwriters)
+        return corrupt(r, r->pos, "header with rank outside the writer count", err);
+    r->pos += LOGFS_REC_HEADER_LEN + n;
+    return LOGFS_OK;
+}
+
+static int finish_open(struct logfs_reader *r, struct logfs_reader **out, struct logfs_error *err)
+{
+    int rc = parse_header(r, err);
+    if (rc) {
+        logfs_reader_close(r);
+        return rc;
+    }
+    *out = r;
+    return LOGFS_OK;
+}
+
+int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_error *err)
+{
+    struct logfs_reader *r;
+    struct stat st;
+
+    *out = NULL;
+    r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a metalog reader");
+    }
+    r->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (r->fd < 0 || fstat(r->fd, &st) < 0) {
+        int rc = logfs_fail_errno(err, errno, "cannot open metalog", path);
+        logfs_reader_close(r);
+        return rc;
+    }
+    r->size = (uint64_t)st.st_size;
+    return finish_open(r, out, err);
+}
+
+int logfs_reader_open_mem(const void *data, size_t len, struct logfs_reader **out,
+                          struct logfs_error *err)
+{
+    struct logfs_reader *r;
+    *out = NULL;
+    r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup("(memory)"))) {
+        free(r);
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a metalog reader");
+    }
+    r->fd = -1;
+    /* A zero-length source still needs a non-NULL base for the window logic. */
+    r->mem = data ? data : (const uint8_t *)"";
+    r->size = len;
+    return finish_open(r, out, err);
+}
+
+void logfs_reader_close(struct logfs_reader *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->win);
+    free(r->path);
+    free(r);
+}
+
+static int parse_write(struct logfs_reader *r, const uint8_t *p, uint32_t n,
+                       struct logfs_record *rec, struct logfs_error *err)
+{
+    const uint8_t *q = p, *end = p + n;
+    struct logfs_group_iter it;
+    struct logfs_group g;
+    uint64_t sum = 0, ngroups = 0;
+    int k;
+
+    if (logfs_get_varint(&q, end, &rec->u.write.dlog_off) ||
+        logfs_get_varint(&q, end, &rec->u.write.nbytes))
+        return corrupt(r, rec->offset, "truncated WRITE record", err);
+    logfs_group_iter_init(&it, q, (size_t)(end - q));
+    while ((k = logfs_group_next(&it, &g)) == 1) {
+        unsigned __int128 bytes = (unsigned __int128)g.count * g.blocklen;
+        if (bytes > LOGFS_MAX_FILE_END - sum)
+            return corrupt(r, rec->offset, "WRITE record covers more than 2^63 bytes", err);
+        sum += (uint64_t)bytes;
+        ngroups++;
+    }
+    if (k < 0 || ngroups == 0)
+        return corrupt(r, rec->offset, "malformed extent group in WRITE record", err);
+    if (sum != rec->u.write.nbytes)
+        return corrupt(r, rec->offset, "WRITE record whose groups do not add up to its byte count", err);
+    if (rec->u.write.dlog_off < r->dlog_end || rec->u.write.dlog_off > UINT64_MAX - sum)
+        return corrupt(r, rec->offset, "WRITE record pointing backwards in the datalog", err);
+    r->dlog_end = rec->u.write.dlog_off + sum;
+    rec->u.write.groups = q;
+    rec->u.write.groups_len = (size_t)(end - q);
+    rec->u.write.ngroups = ngroups;
+    return LOGFS_OK;
+}
+
+int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct logfs_error *err)
+{
+    const uint8_t *p, *q;
+    uint32_t n;
+    int type, rc;
+    struct logfs_error local;
+
+    if (!err)
+        err = &local; /* the message is also kept for later, sticky calls */
+    if (r->status) {
+        if (err && r->status != LOGFS_END)
+            *err = r->saved;
+        return r->status;
+    }
+    if (r->closed) {
+        r->torn = r->size - r->pos; /* anything after CLOSE is ignored */
+        return stop(r, LOGFS_END, NULL);
+    }
+    memset(rec, 0, sizeof *rec);
+    rec->offset = r->pos;
+    rc = frame(r, &type, &p, &n, err);
+    if (rc == LOGFS_END)
+        return stop(r, LOGFS_END, NULL);
+    if (rc)
+        return r->status ? rc : stop(r, rc, err);
+    rec->type = type;
+    rec->length = n;
+    rec->epoch = r->epoch;
+    q = p;
+    switch (type) {
+    case LOGFS_REC_WRITE:
+        if ((rc = parse_write(r, p, n, rec, err)))
+            return rc;
+        break;
+    case LOGFS_REC_SYNC:
+    case LOGFS_REC_CLOSE:
+        if (logfs_get_varint(&q, p + n, &rec->u.sync.epoch) ||
+            logfs_get_varint(&q, p + n, &rec->u.sync.dlog_len) || q != p + n)
+            return corrupt(r, rec->offset, "malformed SYNC/CLOSE record", err);
+        if (rec->u.sync.epoch != r->epoch)
+            return corrupt(r, rec->offset, "epoch out of sequence", err);
+        if (rec->u.sync.dlog_len < r->dlog_end)
+            return corrupt(r, rec->offset, "SYNC/CLOSE before the end of the data it closes", err);
+        r->epoch++;
+        if (type == LOGFS_REC_CLOSE)
+            r->closed = 1;
+        break;
+    case LOGFS_REC_SETSIZE:
+        if (logfs_get_varint(&q, p + n, &rec->u.setsize.size) || q != p + n ||
+            rec->u.setsize.size > LOGFS_MAX_FILE_END)
+            return corrupt(r, rec->offset, "malformed SETSIZE record", err);
+        break;
+    case LOGFS_REC_HEADER:
+        return corrupt(r, rec->offset, "second header record", err);
+    default:
+        r->bad_off = r->pos;
+        r->dropped = r->size - r->pos;
+        logfs_fail(err, LOGFS_ETYPE, 0,
+                   "metalog %s: unknown record type %d at offset %llu (written by a newer bbfs?)",
+                   r->path, type, (unsigned long long)r->pos);
+        return stop(r, LOGFS_ETYPE, err);
+    }
+    r->pos += LOGFS_REC_HEADER_LEN + n;
+    return LOGFS_OK;
+}
+
+const struct logfs_header *logfs_reader_header(const struct logfs_reader *r)
+{
+    return &r->hdr;
+}
+
+uint64_t logfs_reader_torn_bytes(const struct logfs_reader *r)
+{
+    return r->torn;
+}
+
+uint64_t logfs_reader_bad_offset(const struct logfs_reader *r)
+{
+    return r->bad_off;
+}
+
+uint64_t logfs_reader_dropped_bytes(const struct logfs_reader *r)
+{
+    return r->dropped;
+}
+
+int logfs_reader_saw_close(const struct logfs_reader *r)
+{
+    return r->closed;
+}
+
+uint64_t logfs_reader_size(const struct logfs_reader *r)
+{
+    return r->size;
+}

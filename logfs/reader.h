@@ -1,0 +1,129 @@
+/*
+ * The metalog reader.  Its rules (LevelDB's, plus a header and epochs):
+ *  - an incomplete record at the end of the file is a clean end: the writer
+ *    died while appending it.  logfs_reader_torn_bytes() says how many bytes
+ *    were ignored;
+ *  - a checksum mismatch, or a record whose checksum is right but whose
+ *    content is malformed, is corruption: logfs_reader_next() returns
+ *    LOGFS_ECORRUPT with the record's offset and the number of bytes dropped.
+ *    The reader stops there: a damaged length field cannot be trusted to
+ *    find the next record, and replaying records past a gap could apply a
+ *    later epoch without an earlier one.  Every byte from the bad record to
+ *    the end of the file is dropped;
+ *  - an unknown record type is LOGFS_ETYPE and an unknown format version is
+ *    LOGFS_EVERSION, both also stopping the reader;
+ *  - no input makes it read out of bounds or allocate more than
+ *    LOGFS_MAX_PAYLOAD plus a read window.
+ * Errors are sticky: once next() failed it keeps returning the same code.
+ */
+#ifndef LOGFS_READER_H
+#define LOGFS_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "extents.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct logfs_reader;
+
+struct logfs_header {
+    uint32_t version;  /* format version (LOGFS_FORMAT_VERSION) */
+    uint64_t file_id;  /* the canonical file's id */
+    uint32_t rank;     /* writer rank */
+    uint32_t nwriters; /* number of writers */
+};
+
+struct logfs_record {
+    int type;          /* enum logfs_rec_type (format.h) */
+    uint64_t offset;   /* where the record starts in the metalog */
+    uint32_t length;   /* payload bytes */
+    uint64_t epoch;    /* epoch the record belongs to (SYNC/CLOSE: the one they close) */
+    union {
+        struct {
+            uint64_t dlog_off;     /* datalog offset of the first data byte */
+            uint64_t nbytes;       /* data bytes covered */
+            const uint8_t *groups; /* encoded groups: use logfs_group_iter_init() */
+            size_t groups_len;     /* valid until the next call on the reader */
+            uint64_t ngroups;      /* number of groups */
+        } write;
+        struct {
+            uint64_t epoch;    /* epoch closed */
+            uint64_t dlog_len; /* datalog length at that point */
+        } sync;                /* SYNC and CLOSE */
+        struct {
+            uint64_t size;     /* new file size */
+        } setsize;
+    } u;
+};
+
+/*
+ * Open a metalog file and read its header record.
+ * @param path      metalog path
+ * @param[out] out  the reader, NULL on failure
+ * @return LOGFS_OK, LOGFS_ENOENT/LOGFS_EACCES/LOGFS_EIO, LOGFS_EFORMAT (no
+ *         header, bad magic), LOGFS_EVERSION, LOGFS_ECORRUPT, LOGFS_ENOMEM
+ */
+int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_error *err);
+
+/* As logfs_reader_open, over @p len bytes at @p data, which must outlive the reader. */
+int logfs_reader_open_mem(const void *data, size_t len, struct logfs_reader **out,
+                          struct logfs_error *err);
+
+/* Free the reader (closing its file). NULL is fine. */
+void logfs_reader_close(struct logfs_reader *r);
+
+/* @return the header read at open. */
+const struct logfs_header *logfs_reader_header(const struct logfs_reader *r);
+
+/*
+ * Read the next record after the header.
+ * @param[out] rec  the record (pointers valid until the next call)
+ * @return LOGFS_OK, LOGFS_END at a clean end (after CLOSE, at end of file, or
+ *         before a torn record), LOGFS_ECORRUPT, LOGFS_ETYPE, LOGFS_EIO, LOGFS_ENOMEM
+ */
+int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct logfs_error *err);
+
+/* @return bytes of an incomplete trailing record ignored (valid after LOGFS_END). */
+uint64_t logfs_reader_torn_bytes(const struct logfs_reader *r);
+
+/* @return offset of the corrupt record, after LOGFS_ECORRUPT/LOGFS_ETYPE. */
+uint64_t logfs_reader_bad_offset(const struct logfs_reader *r);
+
+/* @return bytes dropped from the corrupt record to the end of the file. */
+uint64_t logfs_reader_dropped_bytes(const struct logfs_reader *r);
+
+/* @return nonzero once a CLOSE record was read. */
+int logfs_reader_saw_close(const struct logfs_reader *r);
+
+/* @return size of the metalog being read. */
+uint64_t logfs_reader_size(const struct logfs_reader *r);
+
+/* ---- datalogs, read back at replay time ---------------------------------- */
+
+struct logfs_datalog_reader;
+
+/* Open a datalog for reading.  @return LOGFS_OK or the open error. */
+int logfs_datalog_reader_open(const char *path, struct logfs_datalog_reader **out,
+                              struct logfs_error *err);
+
+/*
+ * Read @p len bytes at datalog offset @p off into @p buf.
+ * @return LOGFS_OK, LOGFS_ESHORT if the datalog ends first (data lost with
+ *         an unsynced crash), LOGFS_EIO
+ */
+int logfs_datalog_reader_pread(struct logfs_datalog_reader *dr, uint64_t off, void *buf,
+                               size_t len, struct logfs_error *err);
+
+/* Close it; NULL is fine. */
+void logfs_datalog_reader_close(struct logfs_datalog_reader *dr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

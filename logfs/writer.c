@@ -1,0 +1,450 @@
+/*
+ * Log writer: turns write calls into datalog bytes and metalog records.
+ * Ordering rule: a metalog record only reaches the file after the datalog
+ * bytes it points at (every metalog flush flushes the datalog first), and a
+ * SYNC record only after those bytes are durable when `durable` is set.
+ */
+#define _GNU_SOURCE
+#include "writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "coding.h"
+#include "crc32c.h"
+#include "datalog.h"
+#include "extents.h"
+#include "format.h"
+#include "index.h"
+#include "internal.h"
+
+/* Queued metalog records are written out once they exceed this. */
+#define META_FLUSH_AT ((size_t)64 << 10)
+
+struct logfs_writer {
+    struct logfs_datalog dl;
+    int mfd;
+    char *mpath;
+    uint8_t *mbuf;       /* queued records, not yet in the metalog file */
+    size_t mfill, mcap;
+    uint64_t mflushed;   /* bytes in the metalog file */
+    uint64_t max_meta;
+    int durable;
+    uint64_t epoch;
+
+    int in_call;
+    uint64_t run_off, run_len, run_dlog; /* contiguous run being extended */
+    struct logfs_grouper gr;
+    uint8_t *rbuf;       /* groups of the WRITE record being built */
+    size_t rfill;
+    uint64_t rec_dlog, rec_nbytes;
+    uint64_t next_dlog;  /* datalog offset of the first byte no group covers yet */
+
+    int track;
+    struct logfs_index ix;
+};
+
+void logfs_writer_opts_init(struct logfs_writer_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->nwriters = 1;
+    o->track_index = 1;
+}
+
+static int mreserve(struct logfs_writer *w, size_t more, struct logfs_error *err)
+{
+    if (w->mfill + more <= w->mcap)
+        return LOGFS_OK;
+    size_t cap = w->mcap ? w->mcap : 4096;
+    while (cap < w->mfill + more)
+        cap *= 2;
+    uint8_t *b = realloc(w->mbuf, cap);
+    if (!b)
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to queue a metalog record");
+    w->mbuf = b;
+    w->mcap = cap;
+    return LOGFS_OK;
+}
+
+/* Queue one record whose payload is @p a followed by @p b. */
+static int queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
+                        const uint8_t *b, size_t blen, struct logfs_error *err)
+{
+    uint8_t t = (uint8_t)type;
+    uint32_t crc;
+    uint8_t *p;
+    int rc = mreserve(w, LOGFS_REC_HEADER_LEN + alen + blen, err);
+    if (rc)
+        return rc;
+    crc = logfs_crc32c_extend(0, &t, 1);
+    crc = logfs_crc32c_extend(crc, a, alen);
+    crc = logfs_crc32c_extend(crc, b, blen);
+    p = w->mbuf + w->mfill;
+    logfs_put32(p, logfs_crc32c_mask(crc));
+    logfs_put32(p + 4, (uint32_t)(alen + blen));
+    p[8] = t;
+    memcpy(p + LOGFS_REC_HEADER_LEN, a, alen);
+    if (blen)
+        memcpy(p + LOGFS_REC_HEADER_LEN + alen, b, blen);
+    w->mfill += LOGFS_REC_HEADER_LEN + alen + blen;
+    return LOGFS_OK;
+}
+
+/* Data first, then the records that point at it. */
+static int flush_meta(struct logfs_writer *w, struct logfs_error *err)
+{
+    int rc = logfs_datalog_flush(&w->dl, err);
+    if (rc || w->mfill == 0)
+        return rc;
+    if (w->max_meta && w->mflushed + w->mfill > w->max_meta)
+        return logfs_fail(err, LOGFS_ENOSPC, ENOSPC, "metalog %s would exceed its limit of %llu bytes",
+                          w->mpath, (unsigned long long)w->max_meta);
+    int e = logfs_pwrite_full(w->mfd, w->mbuf, w->mfill, w->mflushed);
+    if (e) {
+        /* Keep the file a clean prefix of records; the queue stays for a retry. */
+        if (ftruncate(w->mfd, (off_t)w->mflushed) < 0) {
+            /* A torn tail is still read as a clean end, so this is not fatal. */
+        }
+        return logfs_fail_errno(err, e, "cannot append to metalog", w->mpath);
+    }
+    w->mflushed += w->mfill;
+    w->mfill = 0;
+    return LOGFS_OK;
+}
+
+static int check_dir(const struct logfs_writer_opts *o, struct logfs_error *err)
+{
+    struct stat st;
+    if (o->create_dir && mkdir(o->dir, 0700) < 0 && errno != EEXIST)
+        return logfs_fail_errno(err, errno, "cannot create log directory", o->dir);
+    if (stat(o->dir, &st) < 0)
+        return logfs_fail_errno(err, errno, "log directory", o->dir);
+    if (!S_ISDIR(st.st_mode))
+        return logfs_fail(err, LOGFS_ENOTDIR, ENOTDIR, "log directory %s is not a directory", o->dir);
+    return LOGFS_OK;
+}
+
+static int write_header(struct logfs_writer *w, const struct logfs_writer_opts *o,
+                        struct logfs_error *err)
+{
+    uint8_t h[LOGFS_HEADER_PAYLOAD_LEN];
+    memcpy(h, LOGFS_MAGIC, LOGFS_MAGIC_LEN);
+    logfs_put32(h + 8, LOGFS_FORMAT_VERSION);
+    logfs_put64(h + 12, o->file_id);
+    logfs_put32(h + 20, o->rank);
+    logfs_put32(h + 24, o->nwriters);
+    int rc = queue_record(w, LOGFS_REC_HEADER, h, sizeof h, NULL, 0, err);
+    return rc ? rc : flush_meta(w, err);
+}
+
+int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **out,
+                      struct logfs_error *err)
+{
+    struct logfs_writer *w;
+    char *dpath = NULL;
+    int rc, created = 0;
+
+    *out = NULL;
+    if (!o || !o->dir || !o->name || !*o->name || strchr(o->name, '/') || o->nwriters == 0 ||
+        o->rank >= o->nwriters)
+        return logfs_fail(err, LOGFS_EINVAL, 0,
+                          "writer options need dir, a name without '/', and rank < nwriters");
+    if ((rc = check_dir(o, err)))
+        return rc;
+    w = calloc(1, sizeof *w);
+    if (!w)
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a log writer");
+    w->mfd = -1;
+    w->dl.fd = -1;
+    w->durable = o->durable;
+    w->max_meta = o->max_metalog_bytes;
+    w->track = o->track_index;
+    w->mpath = logfs_path_join(o->dir, o->name, "metalog");
+    dpath = logfs_path_join(o->dir, o->name, "datalog");
+    w->rbuf = malloc(LOGFS_WRITE_RECORD_SOFT_MAX + LOGFS_GROUP_MAX_LEN);
+    if (!w->mpath || !dpath || !w->rbuf || (w->track && logfs_index_init(&w->ix))) {
+        rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a log writer");
+        goto fail;
+    }
+    w->mfd = open(w->mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (o->exclusive ? O_EXCL : 0), 0600);
+    if (w->mfd < 0) {
+        rc = logfs_fail_errno(err, errno, "cannot create metalog", w->mpath);
+        goto fail;
+    }
+    created = 1;
+    rc = logfs_datalog_open(&w->dl, dpath, o->pmem != LOGFS_PMEM_NEVER,
+                            o->buffer_size ? o->buffer_size : LOGFS_DEFAULT_BUFFER_SIZE,
+                            o->max_datalog_bytes, o->durable, o->exclusive, err);
+    if (rc)
+        goto fail;
+    if ((rc = write_header(w, o, err)))
+        goto fail;
+    free(dpath);
+    *out = w;
+    return LOGFS_OK;
+fail:
+    if (created) {
+        unlink(w->mpath);
+        if (rc != LOGFS_EEXIST)
+            unlink(dpath);
+    }
+    free(dpath);
+    logfs_writer_abandon(w);
+    return rc;
+}
+
+static void reset_call(struct logfs_writer *w)
+{
+    w->in_call = 0;
+    w->run_len = 0;
+    w->rfill = 0;
+    w->rec_nbytes = 0;
+    logfs_grouper_init(&w->gr);
+}
+
+int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err)
+{
+    if (w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "begin_write inside a write call");
+    reset_call(w);
+    w->in_call = 1;
+    w->next_dlog = w->dl.len;
+    return LOGFS_OK;
+}
+
+static int finish_record(struct logfs_writer *w, struct logfs_error *err)
+{
+    uint8_t pre[20];
+    size_t n;
+    if (w->rfill == 0)
+        return LOGFS_OK;
+    n = logfs_put_varint(pre, w->rec_dlog);
+    n += logfs_put_varint(pre + n, w->rec_nbytes);
+    int rc = queue_record(w, LOGFS_REC_WRITE, pre, n, w->rbuf, w->rfill, err);
+    w->rfill = 0;
+    w->rec_nbytes = 0;
+    return rc;
+}
+
+static int emit_group(struct logfs_writer *w, const struct logfs_group *g, struct logfs_error *err)
+{
+    uint64_t bytes = g->count * g->blocklen;
+    if (w->rfill == 0)
+        w->rec_dlog = w->next_dlog;
+    w->rfill += logfs_group_encode(w->rbuf + w->rfill, g);
+    w->rec_nbytes += bytes;
+    w->next_dlog += bytes;
+    return w->rfill >= LOGFS_WRITE_RECORD_SOFT_MAX ? finish_record(w, err) : LOGFS_OK;
+}
+
+static int close_run(struct logfs_writer *w, struct logfs_error *err)
+{
+    struct logfs_group done;
+    if (w->run_len == 0)
+        return LOGFS_OK;
+    uint64_t len = w->run_len;
+    w->run_len = 0;
+    if (w->track && logfs_index_add(&w->ix, w->run_off, len, w->epoch, w->run_dlog))
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
+    if (logfs_grouper_push(&w->gr, w->run_off, len, &done))
+        return emit_group(w, &done, err);
+    return LOGFS_OK;
+}
+
+int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
+                            const void *data, struct logfs_error *err)
+{
+    uint64_t at = w->dl.len;
+    int rc;
+
+    if (!w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "add_extent outside a write call");
+    if (len == 0)
+        return LOGFS_OK;
+    if (off >= LOGFS_MAX_FILE_END || len > LOGFS_MAX_FILE_END - off || len > SIZE_MAX) {
+        reset_call(w);
+        return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "extent at %llu of %llu bytes ends past 2^63",
+                          (unsigned long long)off, (unsigned long long)len);
+    }
+    if ((rc = logfs_datalog_append(&w->dl, data, (size_t)len, err)))
+        goto fail;
+    if (w->run_len && off == w->run_off + w->run_len) {
+        w->run_len += len; /* contiguous in the file and, by construction, in the datalog */
+        return LOGFS_OK;
+    }
+    if ((rc = close_run(w, err)))
+        goto fail;
+    w->run_off = off;
+    w->run_len = len;
+    w->run_dlog = at;
+    return LOGFS_OK;
+fail:
+    reset_call(w);
+    return rc;
+}
+
+int logfs_writer_end_write(struct logfs_writer *w, struct logfs_error *err)
+{
+    struct logfs_group done;
+    int rc;
+
+    if (!w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "end_write outside a write call");
+    if ((rc = close_run(w, err)))
+        goto out;
+    if (logfs_grouper_finish(&w->gr, &done) && (rc = emit_group(w, &done, err)))
+        goto out;
+    if ((rc = finish_record(w, err)))
+        goto out;
+    if (w->mfill >= META_FLUSH_AT)
+        rc = flush_meta(w, err);
+out:
+    reset_call(w);
+    return rc;
+}
+
+int logfs_writer_write(struct logfs_writer *w, uint64_t off, const void *data, uint64_t len,
+                       struct logfs_error *err)
+{
+    int rc = logfs_writer_begin_write(w, err);
+    if (!rc)
+        rc = logfs_writer_add_extent(w, off, len, data, err);
+    if (!rc)
+        rc = logfs_writer_end_write(w, err);
+    return rc;
+}
+
+/* Queue SYNC or CLOSE and make everything durable; on failure the record is
+ * taken back out of the queue so a retry does not log the epoch twice. */
+static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
+{
+    uint8_t p[20];
+    size_t n, saved = w->mfill;
+    int rc;
+
+    if (w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "sync or close inside a write call");
+    if (w->epoch >= INT32_MAX)
+        return logfs_fail(err, LOGFS_ERANGE, 0, "too many epochs");
+    if ((rc = logfs_datalog_sync(&w->dl, err)))
+        return rc;
+    n = logfs_put_varint(p, w->epoch);
+    n += logfs_put_varint(p + n, w->dl.len);
+    if ((rc = queue_record(w, type, p, n, NULL, 0, err)))
+        return rc;
+    if ((rc = flush_meta(w, err))) {
+        w->mfill = saved;
+        return rc;
+    }
+    /* The record is in the file now, so the epoch is over even if the
+     * fdatasync below fails (the caller then hears that it is not durable). */
+    w->epoch++;
+    if (w->durable && fdatasync(w->mfd) < 0)
+        return logfs_fail_errno(err, errno, "cannot fdatasync metalog", w->mpath);
+    return LOGFS_OK;
+}
+
+int logfs_writer_sync(struct logfs_writer *w, struct logfs_error *err)
+{
+    return seal_epoch(w, LOGFS_REC_SYNC, err);
+}
+
+int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_error *err)
+{
+    uint8_t p[10];
+    int rc;
+    if (w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "set_size inside a write call");
+    if (size > LOGFS_MAX_FILE_END)
+        return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "set_size beyond 2^63");
+    if (w->track && logfs_index_cut(&w->ix, size, w->epoch))
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
+    rc = queue_record(w, LOGFS_REC_SETSIZE, p, logfs_put_varint(p, size), NULL, 0, err);
+    if (!rc && w->mfill >= META_FLUSH_AT)
+        rc = flush_meta(w, err);
+    return rc;
+}
+
+int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err)
+{
+    return flush_meta(w, err);
+}
+
+int logfs_writer_close(struct logfs_writer *w, struct logfs_error *err)
+{
+    int rc = LOGFS_OK, rc2;
+    if (w->in_call)
+        rc = logfs_writer_end_write(w, err);
+    if (!rc)
+        rc = seal_epoch(w, LOGFS_REC_CLOSE, err);
+    rc2 = logfs_datalog_close(&w->dl, rc ? NULL : err);
+    if (!rc)
+        rc = rc2;
+    if (w->mfd >= 0 && close(w->mfd) < 0 && !rc)
+        rc = logfs_fail_errno(err, errno, "cannot close metalog", w->mpath);
+    w->mfd = -1;
+    logfs_writer_abandon(w);
+    return rc;
+}
+
+void logfs_writer_abandon(struct logfs_writer *w)
+{
+    if (!w)
+        return;
+    logfs_datalog_abandon(&w->dl);
+    if (w->mfd >= 0)
+        close(w->mfd);
+    if (w->track)
+        logfs_index_fini(&w->ix);
+    free(w->mbuf);
+    free(w->rbuf);
+    free(w->mpath);
+    free(w);
+}
+
+uint64_t logfs_writer_epoch(const struct logfs_writer *w)
+{
+    return w->epoch;
+}
+
+uint64_t logfs_writer_datalog_length(const struct logfs_writer *w)
+{
+    return w->dl.len;
+}
+
+int logfs_writer_is_pmem(const struct logfs_writer *w)
+{
+    return w->dl.is_pmem;
+}
+
+const char *logfs_writer_metalog_path(const struct logfs_writer *w)
+{
+    return w->mpath;
+}
+
+const char *logfs_writer_datalog_path(const struct logfs_writer *w)
+{
+    return w->dl.path;
+}
+
+int logfs_writer_lookup(const struct logfs_writer *w, uint64_t off, uint64_t len,
+                        uint64_t min_epoch, logfs_piece_fn fn, void *arg)
+{
+    if (!w->track)
+        return LOGFS_ESTATE;
+    if (off >= LOGFS_MAX_FILE_END)
+        return LOGFS_ERANGE;
+    if (len > LOGFS_MAX_FILE_END - off)
+        len = LOGFS_MAX_FILE_END - off;
+    return logfs_index_lookup(&w->ix, off, len, min_epoch, fn, arg);
+}
+
+int logfs_writer_read_data(struct logfs_writer *w, uint64_t dlog_off, void *buf, size_t len,
+                           struct logfs_error *err)
+{
+    return logfs_datalog_read(&w->dl, dlog_off, buf, len, err);
+}

@@ -1,0 +1,170 @@
+/*
+ * The log writer: one per (file, writer process).  It owns a datalog (raw
+ * bytes, append only) and a metalog (checksummed records, see format.h), and
+ * a local index that answers read-your-writes lookups.
+ *
+ * A write call is described incrementally, so the caller can walk a
+ * flattened MPI datatype without building a list:
+ *
+ *     logfs_writer_begin_write(w, &e);
+ *     for each (file offset, length, bytes) in order:
+ *         logfs_writer_add_extent(w, off, len, bytes, &e);
+ *     logfs_writer_end_write(w, &e);
+ *
+ * Contiguous pieces are merged, and runs of equal length at a constant
+ * stride become one (offset, blocklen, stride, count) group, so a vector of
+ * a million blocks costs a few bytes of metalog.
+ *
+ * Epochs: the writer starts in epoch 0; logfs_writer_sync() closes the
+ * current epoch and opens the next.  Nothing here is thread-safe: one writer
+ * is used by one thread at a time.
+ */
+#ifndef LOGFS_WRITER_H
+#define LOGFS_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct logfs_writer;
+
+#define LOGFS_DEFAULT_BUFFER_SIZE ((size_t)4 << 20)
+
+enum logfs_pmem_mode {
+    LOGFS_PMEM_AUTO = 0, /* map the datalog; use the pmem path if pmem_is_pmem says so */
+    LOGFS_PMEM_NEVER = 1 /* always ordinary writes */
+};
+
+struct logfs_writer_opts {
+    const char *dir;        /* log directory; must exist unless create_dir */
+    const char *name;       /* file stem: logs are dir/name.datalog and dir/name.metalog */
+    uint64_t file_id;       /* stored in the header; the planner checks it matches */
+    uint32_t rank;          /* this writer, 0 <= rank < nwriters */
+    uint32_t nwriters;      /* writers of this file (>= 1) */
+    size_t buffer_size;     /* aggregation buffer; 0 = LOGFS_DEFAULT_BUFFER_SIZE */
+    int durable;            /* nonzero: fdatasync both logs at sync points and close */
+    int pmem;               /* enum logfs_pmem_mode */
+    int create_dir;         /* nonzero: create dir (one level, mode 0700) if missing */
+    int exclusive;          /* nonzero: fail with LOGFS_EEXIST if the logs exist */
+    int track_index;        /* nonzero: keep the read-your-writes index (default 1) */
+    uint64_t max_datalog_bytes; /* 0 = unlimited; beyond it: LOGFS_ENOSPC */
+    uint64_t max_metalog_bytes; /* 0 = unlimited; beyond it: LOGFS_ENOSPC */
+};
+
+/* Fill @p o with the defaults (everything 0 / NULL except track_index = 1, nwriters = 1). */
+void logfs_writer_opts_init(struct logfs_writer_opts *o);
+
+/*
+ * Create both logs (files 0600) and write the header record.
+ * @param o         options; dir and name are required
+ * @param[out] out  the writer, or NULL on failure
+ * @param[out] err  details on failure (may be NULL)
+ * @return LOGFS_OK, LOGFS_ENOENT / LOGFS_ENOTDIR (no log directory),
+ *         LOGFS_EACCES / LOGFS_EROFS (not writable), LOGFS_EEXIST,
+ *         LOGFS_ENOSPC, LOGFS_EINVAL, LOGFS_ENOMEM, LOGFS_EIO
+ */
+int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **out,
+                      struct logfs_error *err);
+
+/* Start describing one write call.  @return LOGFS_OK or LOGFS_ESTATE (already in one). */
+int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err);
+
+/*
+ * Append one extent of the current call: @p len bytes at @p data go to file
+ * offset @p off.  Extents may come in any order; later ones win where they
+ * overlap.  On failure the call is over: extents already accepted may be
+ * logged (as MPI allows for a failed write), the rest are not.
+ * @return LOGFS_OK, LOGFS_ESTATE (no call open), LOGFS_ERANGE
+ *         (off + len > LOGFS_MAX_FILE_END), LOGFS_ENOSPC, LOGFS_EIO, LOGFS_ENOMEM
+ */
+int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
+                            const void *data, struct logfs_error *err);
+
+/* Finish the call: its WRITE record(s) are queued behind its data. */
+int logfs_writer_end_write(struct logfs_writer *w, struct logfs_error *err);
+
+/* One contiguous write: begin + add_extent + end. */
+int logfs_writer_write(struct logfs_writer *w, uint64_t off, const void *data, uint64_t len,
+                       struct logfs_error *err);
+
+/*
+ * Close the current epoch: data, then metadata, reach the files (and the
+ * disk, if durable) before this returns; then the next epoch begins.
+ * @return LOGFS_OK, LOGFS_ESTATE (inside a write call), LOGFS_ENOSPC, LOGFS_EIO
+ */
+int logfs_writer_sync(struct logfs_writer *w, struct logfs_error *err);
+
+/* Log MPI_File_set_size(@p size), ordered after the writes before it. */
+int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_error *err);
+
+/* Make all queued records reach the metalog file (no epoch change, no fdatasync). */
+int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err);
+
+/*
+ * Write the CLOSE record (which closes the open epoch), flush, and free the
+ * writer.  The writer is freed even when an error is returned.
+ */
+int logfs_writer_close(struct logfs_writer *w, struct logfs_error *err);
+
+/* Free the writer without writing anything more: what a crash leaves. */
+void logfs_writer_abandon(struct logfs_writer *w);
+
+/* @return the current (open) epoch. */
+uint64_t logfs_writer_epoch(const struct logfs_writer *w);
+
+/* @return bytes appended to the datalog so far. */
+uint64_t logfs_writer_datalog_length(const struct logfs_writer *w);
+
+/* @return nonzero if the datalog uses the pmem path. */
+int logfs_writer_is_pmem(const struct logfs_writer *w);
+
+/* @return the metalog / datalog path (owned by the writer). */
+const char *logfs_writer_metalog_path(const struct logfs_writer *w);
+const char *logfs_writer_datalog_path(const struct logfs_writer *w);
+
+/* ---- read-your-writes ---------------------------------------------------- */
+
+enum logfs_piece_kind {
+    LOGFS_PIECE_HOLE = 0, /* not in this writer's logs: read it elsewhere */
+    LOGFS_PIECE_LOG = 1,  /* in this writer's datalog at dlog_off */
+    LOGFS_PIECE_ZERO = 2  /* cut by this writer's set_size: reads as zeros */
+};
+
+struct logfs_piece {
+    uint64_t offset;   /* file offset */
+    uint64_t length;   /* bytes */
+    int kind;          /* enum logfs_piece_kind */
+    uint64_t epoch;    /* epoch that wrote/cut it (LOG and ZERO) */
+    uint64_t dlog_off; /* datalog offset of the first byte (LOG) */
+};
+
+/*
+ * Called for each piece of a lookup, in file order.
+ * @return 0 to continue, nonzero to stop (the lookup returns that value)
+ */
+typedef int (*logfs_piece_fn)(void *arg, const struct logfs_piece *p);
+
+/*
+ * Which bytes of [off, off + len) this writer's logs hold.  Later writes
+ * win.  Bytes last written in an epoch before @p min_epoch are reported as
+ * holes: the caller knows newer data may exist elsewhere (e.g. another
+ * writer's, after a sync).  Adjacent holes are reported as one.
+ * @return LOGFS_OK, LOGFS_ESTATE (index not tracked), or what @p fn returned
+ */
+int logfs_writer_lookup(const struct logfs_writer *w, uint64_t off, uint64_t len,
+                        uint64_t min_epoch, logfs_piece_fn fn, void *arg);
+
+/* Copy @p len bytes at datalog offset @p dlog_off (buffered or not) into @p buf. */
+int logfs_writer_read_data(struct logfs_writer *w, uint64_t dlog_off, void *buf, size_t len,
+                           struct logfs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,392 @@
+// Replay planning: N writers' metalogs -> per-epoch pieces for M replayers.
+// Each test writes real logs, replays them into a file, and compares it with
+// a byte model of what MPI semantics say the file must hold.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "helpers.h"
+
+class Planner : public ::testing::Test {
+  protected:
+    void Writers(uint32_t n, uint64_t file_id = 42)
+    {
+        for (uint32_t r = 0; r < n; r++) {
+            auto o = Opts(dir, "w" + std::to_string(r), r, n, file_id);
+            logfs_writer *w;
+            ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+            ws.push_back(w);
+            metas.push_back(dir.file("w" + std::to_string(r) + ".metalog"));
+        }
+    }
+    void TearDown() override
+    {
+        for (auto *w : ws)
+            logfs_writer_abandon(w);
+        logfs_plan_free(plan);
+    }
+    // Writer r writes `len` bytes at `off`, content derived from (r, off), and
+    // the model records them.
+    void Write(uint32_t r, uint64_t off, uint64_t len)
+    {
+        std::vector<uint8_t> d(len);
+        for (uint64_t i = 0; i < len; i++)
+            d[i] = (uint8_t)(r * 31 + (off + i) * 7 + salt);
+        ASSERT_EQ(LOGFS_OK, logfs_writer_write(ws[r], off, d.data(), len, &err)) << err.msg;
+        Model(off, d);
+    }
+    void Model(uint64_t off, const std::vector<uint8_t> &d)
+    {
+        if (model.size() < off + d.size())
+            model.resize(off + d.size(), 0);
+        std::copy(d.begin(), d.end(), model.begin() + (long)off);
+    }
+    void SyncAll()
+    {
+        for (auto *w : ws)
+            ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+        salt++;
+    }
+    void CloseAll()
+    {
+        for (auto *w : ws)
+            ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err)) << err.msg;
+        ws.clear();
+    }
+    void Build(logfs_plan_opts *o = nullptr)
+    {
+        std::vector<const char *> p;
+        for (auto &m : metas)
+            p.push_back(m.c_str());
+        logfs_plan_free(plan);
+        plan = nullptr;
+        ASSERT_EQ(LOGFS_OK, logfs_plan_build(p.data(), p.size(), o, &plan, &err)) << err.msg;
+    }
+    std::vector<uint8_t> Replay(uint32_t m, const std::string &name = "out")
+    {
+        EXPECT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file(name), m));
+        return ReadFile(dir.file(name));
+    }
+    TempDir dir;
+    logfs_error err{};
+    std::vector<logfs_writer *> ws;
+    std::vector<std::string> metas;
+    std::vector<uint8_t> model;
+    logfs_plan *plan = nullptr;
+    int salt = 0;
+};
+
+TEST_F(Planner, OneWriterReplayReproducesTheFile)
+{
+    Writers(1);
+    Write(0, 0, 1000);
+    Write(0, 5000, 10);
+    CloseAll();
+    Build();
+    EXPECT_EQ(1u, logfs_plan_nepochs(plan));
+    EXPECT_EQ(model, Replay(1));
+}
+
+TEST_F(Planner, LaterWriteWinsWithinOneWriterAndEpoch)
+{
+    Writers(1);
+    Write(0, 0, 100);
+    salt = 9;
+    Write(0, 20, 30);
+    CloseAll();
+    Build();
+    EXPECT_EQ(model, Replay(1));
+}
+
+TEST_F(Planner, EpochsAreAppliedInOrderAcrossWriters)
+{
+    Writers(2);
+    Write(1, 0, 100); // epoch 0: rank 1 writes
+    SyncAll();
+    Write(0, 50, 100); // epoch 1: rank 0 overwrites part of it
+    SyncAll();
+    Write(1, 120, 10); // epoch 2: rank 1 again
+    CloseAll();
+    Build();
+    EXPECT_EQ(3u, logfs_plan_nepochs(plan)); // two syncs and the close seal three epochs
+    EXPECT_EQ(model, Replay(2));
+}
+
+TEST_F(Planner, HigherRankWinsAnOverlapWithinOneEpoch)
+{
+    Writers(3);
+    Write(2, 0, 10);
+    Write(0, 0, 10);
+    Write(1, 5, 10);
+    CloseAll();
+    // Model: rank order decides, not time order.
+    model.clear();
+    for (uint32_t r : {0u, 1u, 2u}) {
+        uint64_t off = r == 1 ? 5 : 0;
+        std::vector<uint8_t> d(10);
+        for (uint64_t i = 0; i < 10; i++)
+            d[i] = (uint8_t)(r * 31 + (off + i) * 7);
+        Model(off, d);
+    }
+    Build();
+    EXPECT_EQ(model, Replay(1));
+}
+
+TEST_F(Planner, StridedWritesReplayEveryBlock)
+{
+    Writers(2);
+    std::vector<uint8_t> d(8 * 1000);
+    for (uint32_t r = 0; r < 2; r++) {
+        ASSERT_EQ(LOGFS_OK, logfs_writer_begin_write(ws[r], &err));
+        for (uint64_t i = 0; i < 1000; i++) {
+            for (int k = 0; k < 8; k++)
+                d[i * 8 + k] = (uint8_t)(r + i + k);
+            uint64_t off = (i * 2 + r) * 8; // noncontig: ranks interleave 8-byte blocks
+            ASSERT_EQ(LOGFS_OK, logfs_writer_add_extent(ws[r], off, 8, &d[i * 8], &err));
+            Model(off, std::vector<uint8_t>(d.begin() + (long)i * 8, d.begin() + (long)i * 8 + 8));
+        }
+        ASSERT_EQ(LOGFS_OK, logfs_writer_end_write(ws[r], &err));
+    }
+    CloseAll();
+    Build();
+    EXPECT_EQ(model, Replay(3));
+}
+
+TEST_F(Planner, ShrinkingSetSizeDiscardsEarlierBytesAndGrowingReadsAsZeros)
+{
+    Writers(2);
+    Write(0, 0, 100);
+    Write(1, 100, 100);
+    SyncAll();
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 150, &err)); // collective shrink
+    model.resize(150);
+    Write(0, 10, 5);
+    SyncAll();
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 40, &err));
+    model.resize(40);
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 300, &err)); // grow: zeros
+    model.resize(300, 0);
+    Write(1, 250, 10);
+    CloseAll();
+    Build();
+    logfs_resize rs;
+    ASSERT_EQ(LOGFS_OK, logfs_plan_resize(plan, 2, &rs));
+    EXPECT_TRUE(rs.present);
+    EXPECT_EQ(40u, rs.truncate_to);
+    EXPECT_EQ(300u, rs.extend_to);
+    // The canonical file held older, longer contents before the replay.
+    WriteFile(dir.file("out"), std::vector<uint8_t>(1000, 0xee));
+    EXPECT_EQ(model, Replay(2));
+}
+
+TEST_F(Planner, WritesAfterAShrinkInTheSameEpochSurviveIt)
+{
+    Writers(1);
+    Write(0, 0, 100);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(ws[0], 10, &err));
+    model.resize(10);
+    Write(0, 50, 20);
+    CloseAll();
+    Build();
+    EXPECT_EQ(model, Replay(1));
+}
+
+class PlannerReplayers : public Planner, public ::testing::WithParamInterface<std::pair<int, int>> {};
+
+// N writers, M replayers, M < N, M = N and M > N: same file every time.
+TEST_P(PlannerReplayers, AnyNumberOfReplayersGivesTheSameFile)
+{
+    auto [n, m] = GetParam();
+    Writers((uint32_t)n);
+    std::mt19937 rng(n * 100 + m);
+    for (int e = 0; e < 4; e++) {
+        for (int k = 0; k < 40; k++) {
+            // Disjoint within an epoch, as a correct MPI program writes.
+            uint32_t r = rng() % (uint32_t)n;
+            uint64_t slot = rng() % 64;
+            uint64_t off = (slot * (uint64_t)n + r) * 50 + rng() % 10;
+            Write(r, off, 1 + rng() % 40);
+        }
+        SyncAll();
+    }
+    CloseAll();
+    Build();
+    EXPECT_EQ(model, Replay((uint32_t)m, "out" + std::to_string(m)));
+}
+
+INSTANTIATE_TEST_SUITE_P(MNotN, PlannerReplayers,
+                         ::testing::Values(std::make_pair(5, 2), std::make_pair(3, 3), std::make_pair(3, 7),
+                                           std::make_pair(1, 4), std::make_pair(8, 1)));
+
+TEST_F(Planner, ReplayerDomainsAreContiguousDisjointAndBalanced)
+{
+    Writers(3);
+    for (int i = 0; i < 300; i++)
+        Write((uint32_t)(i % 3), (uint64_t)i * 100, 37);
+    CloseAll();
+    Build();
+    const uint32_t m = 4;
+    uint64_t total = logfs_plan_epoch_bytes(plan, 0), sum = 0, prev_hi = 0;
+    EXPECT_EQ(300u * 37, total);
+    for (uint32_t r = 0; r < m; r++) {
+        struct Acc { uint64_t bytes = 0, lo = UINT64_MAX, hi = 0, last_end = 0; bool ordered = true; } a;
+        uint64_t lo, hi;
+        ASSERT_EQ(LOGFS_OK, logfs_plan_domain(plan, 0, r, m, &lo, &hi,
+                                              [](void *arg, const logfs_replay_piece *p) {
+                                                  auto *a = static_cast<Acc *>(arg);
+                                                  if (p->offset < a->last_end)
+                                                      a->ordered = false;
+                                                  a->last_end = p->offset + p->length;
+                                                  a->bytes += p->length;
+                                                  a->lo = std::min(a->lo, p->offset);
+                                                  a->hi = std::max(a->hi, p->offset + p->length);
+                                                  return 0;
+                                              },
+                                              &a));
+        EXPECT_TRUE(a.ordered);
+        EXPECT_EQ(a.lo, lo);
+        EXPECT_EQ(a.hi, hi);
+        EXPECT_GE(lo, prev_hi) << "domains overlap";
+        EXPECT_NEAR((double)a.bytes, (double)total / m, 1.0);
+        prev_hi = hi;
+        sum += a.bytes;
+    }
+    EXPECT_EQ(total, sum);
+    uint64_t lo, hi;
+    EXPECT_EQ(LOGFS_EINVAL, logfs_plan_domain(plan, 0, 4, 4, &lo, &hi, nullptr, nullptr));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_plan_domain(plan, 9, 0, 4, &lo, &hi, nullptr, nullptr));
+}
+
+TEST_F(Planner, ReplayIsRestartableAfterACrashMidEpoch)
+{
+    Writers(2);
+    std::mt19937 rng(4);
+    for (int e = 0; e < 5; e++) {
+        for (int k = 0; k < 30; k++)
+            Write((uint32_t)(k % 2), (uint64_t)(rng() % 40) * 64 + (k % 2) * 32, 1 + rng() % 32);
+        if (e == 2) {
+            for (auto *w : ws)
+                ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 700, &err));
+            model.resize(700);
+        }
+        SyncAll();
+    }
+    CloseAll();
+    Build();
+    // Crash: epochs 0..2 applied, then only replayer 0 of 2 got through epoch 3.
+    std::string out = dir.file("out");
+    ASSERT_EQ(LOGFS_OK, ApplyPlan(plan, out, 1, 0, 3));
+    ASSERT_EQ(LOGFS_OK, ApplyPlan(plan, out, 2, 3, 4, 0));
+    ASSERT_NE(model, ReadFile(out));
+    // Restart from scratch on the damaged file.
+    EXPECT_EQ(model, Replay(2));
+    // And once more: idempotent.
+    EXPECT_EQ(model, Replay(3));
+}
+
+TEST_F(Planner, UnsealedWritesAreLeftOutUnlessAskedFor)
+{
+    Writers(2);
+    Write(0, 0, 10);
+    Write(1, 10, 10);
+    SyncAll();
+    auto synced = model;
+    Write(0, 100, 10); // after the last sync, then both writers crash
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_flush(w, &err));
+    for (auto *w : ws)
+        logfs_writer_abandon(w);
+    ws.clear();
+    Build();
+    EXPECT_EQ(1u, logfs_plan_nepochs(plan));
+    EXPECT_EQ(synced, Replay(1));
+    logfs_plan_opts o = {0, 1};
+    Build(&o);
+    EXPECT_EQ(2u, logfs_plan_nepochs(plan));
+    EXPECT_EQ(model, Replay(1, "out2"));
+}
+
+TEST_F(Planner, CrashAfterSyncLosesNothingTheSyncCovered)
+{
+    Writers(1);
+    auto o = Opts(dir, "d", 0, 1);
+    o.durable = 1;
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err));
+    auto a = Pattern(100000, 3);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, a.data(), a.size(), &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err));
+    auto b = Pattern(5000, 4);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 10, b.data(), b.size(), &err)); // never synced
+    logfs_writer_abandon(w);
+    metas = {dir.file("d.metalog")};
+    Build();
+    EXPECT_EQ(a, Replay(1));
+}
+
+TEST_F(Planner, MetalogsOfDifferentFilesAreRejected)
+{
+    for (uint32_t r = 0; r < 2; r++) {
+        auto o = Opts(dir, "x" + std::to_string(r), r, 2, 100 + r); // file ids differ
+        logfs_writer *w;
+        ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err));
+        ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err));
+    }
+    std::string a = dir.file("x0.metalog"), b = dir.file("x1.metalog");
+    std::vector<const char *> p = {a.c_str(), b.c_str()};
+    EXPECT_EQ(LOGFS_EMISMATCH, logfs_plan_build(p.data(), 2, nullptr, &plan, &err));
+    EXPECT_NE(std::string::npos, std::string(err.msg).find("x1.metalog")) << err.msg;
+    EXPECT_EQ(LOGFS_EMISMATCH, logfs_plan_build(p.data(), 1, nullptr, &plan, &err))
+        << "one metalog of a two-writer file";
+}
+
+TEST_F(Planner, DuplicateRanksAreRejected)
+{
+    Writers(2);
+    CloseAll();
+    std::vector<const char *> p = {metas[0].c_str(), metas[0].c_str()};
+    EXPECT_EQ(LOGFS_EMISMATCH, logfs_plan_build(p.data(), 2, nullptr, &plan, &err));
+}
+
+TEST_F(Planner, ACorruptMetalogFailsTheReplayUnlessSalvaged)
+{
+    Writers(2);
+    Write(0, 0, 10);
+    Write(1, 10, 10);
+    SyncAll();
+    auto synced = model;
+    Write(1, 0, 20);
+    SyncAll();
+    CloseAll();
+    // Damage rank 1's last WRITE record.
+    auto r = ReadAll(metas[1]);
+    ASSERT_EQ(LOGFS_END, r.status);
+    auto bytes = ReadFile(metas[1]);
+    bytes[r.records[2].offset + LOGFS_REC_HEADER_LEN] ^= 0xff;
+    WriteFile(metas[1], bytes);
+    std::vector<const char *> p = {metas[0].c_str(), metas[1].c_str()};
+    EXPECT_EQ(LOGFS_ECORRUPT, logfs_plan_build(p.data(), 2, nullptr, &plan, &err));
+    logfs_plan_opts o = {1, 0};
+    Build(&o);
+    ASSERT_NE(nullptr, logfs_plan_warning(plan, 1));
+    EXPECT_NE(std::string::npos, std::string(logfs_plan_warning(plan, 1)).find("checksum")) << logfs_plan_warning(plan, 1);
+    EXPECT_EQ(nullptr, logfs_plan_warning(plan, 0));
+    EXPECT_EQ(synced, Replay(1));
+}
+
+TEST_F(Planner, AShortDatalogIsReportedAtReplay)
+{
+    Writers(1);
+    Write(0, 0, 1000);
+    CloseAll();
+    Build();
+    ASSERT_EQ(0, truncate(dir.file("w0.datalog").c_str(), 500));
+    EXPECT_EQ(LOGFS_ESHORT, ApplyPlan(plan, dir.file("out"), 1));
+}

@@ -1,0 +1,80 @@
+// The libpmem datalog path.  check-logfs runs every test twice, with
+// PMEM_IS_PMEM_FORCE=0 and =1, so both back ends see the whole suite.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "helpers.h"
+
+static bool ForcedPmem()
+{
+    const char *e = getenv("PMEM_IS_PMEM_FORCE");
+    return e && !strcmp(e, "1");
+}
+
+TEST(Pmem, DatalogTakesThePmemPathExactlyWhenLibpmemSaysPmem)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "f");
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    // /tmp is never real DAX here, so the answer follows the environment.
+    EXPECT_EQ(ForcedPmem(), logfs_writer_is_pmem(w) != 0);
+    logfs_writer_abandon(w);
+}
+
+TEST(Pmem, NeverModeUsesOrdinaryWritesEvenOnPmem)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "f");
+    o.pmem = LOGFS_PMEM_NEVER;
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    EXPECT_FALSE(logfs_writer_is_pmem(w));
+    logfs_writer_abandon(w);
+}
+
+TEST(Pmem, DatalogGrowsPastItsFirstMappingAndIsTrimmedAtClose)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "f");
+    o.buffer_size = 64 << 10; // also the first mapping size on pmem
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    std::vector<uint8_t> all;
+    for (int i = 0; i < 50; i++) {
+        auto d = Pattern(10000 + i, (uint32_t)i);
+        ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, all.size(), d.data(), d.size(), &err)) << err.msg;
+        all.insert(all.end(), d.begin(), d.end());
+    }
+    std::vector<uint8_t> back(all.size());
+    ASSERT_EQ(LOGFS_OK, logfs_writer_read_data(w, 0, back.data(), back.size(), &err));
+    EXPECT_EQ(all, back);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err)) << err.msg;
+    EXPECT_EQ(all, ReadFile(dir.file("f.datalog")));
+}
+
+TEST(Pmem, SyncedDataSurvivesACrashOnEitherPath)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "f");
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    auto d = Pattern(300000, 8);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, d.data(), d.size(), &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err));
+    logfs_writer_abandon(w);
+    std::string m = dir.file("f.metalog");
+    const char *p = m.c_str();
+    logfs_plan *plan;
+    ASSERT_EQ(LOGFS_OK, logfs_plan_build(&p, 1, nullptr, &plan, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file("out"), 1));
+    logfs_plan_free(plan);
+    EXPECT_EQ(d, ReadFile(dir.file("out")));
+}

@@ -1,0 +1,243 @@
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rangemap.h"
+
+class RangeMap : public ::testing::Test {
+  protected:
+    void SetUp() override { ASSERT_EQ(LOGFS_OK, logfs_rangemap_create(&m)); }
+    void TearDown() override
+    {
+        EXPECT_EQ(0, logfs_rangemap_check(m));
+        logfs_rangemap_destroy(m);
+    }
+    void Put(uint64_t s, uint64_t e, int32_t owner, uint64_t pos)
+    {
+        ASSERT_EQ(LOGFS_OK, logfs_rangemap_insert(m, s, e, owner, pos));
+    }
+    std::string Str()
+    {
+        size_t n = logfs_rangemap_print(m, nullptr, 0);
+        std::string s(n + 1, '\0');
+        logfs_rangemap_print(m, &s[0], s.size());
+        s.resize(n);
+        return s;
+    }
+    std::string Query(uint64_t s, uint64_t e)
+    {
+        std::string out;
+        logfs_rangemap_query(m, s, e,
+                             [](void *arg, const logfs_range *r, int hole) {
+                                 auto *o = static_cast<std::string *>(arg);
+                                 *o += "[" + std::to_string(r->start) + "-" + std::to_string(r->end - 1);
+                                 *o += hole ? ":hole]"
+                                            : ":" + std::to_string(r->owner) + "@" + std::to_string(r->pos) + "]";
+                                 return 0;
+                             },
+                             &out);
+        return out;
+    }
+    logfs_rangemap *m = nullptr;
+};
+
+TEST_F(RangeMap, PrintsInclusiveRangesWithOwnerAndPosition)
+{
+    Put(2, 8, 200, 0);
+    Put(8, 11, 3, 77);
+    EXPECT_EQ("[2-7:200@0][8-10:3@77]", Str());
+}
+
+TEST_F(RangeMap, SplitPiecesKeepOldOwner)
+{
+    Put(0, 100, 1, 0);
+    Put(20, 30, 2, 500);
+    EXPECT_EQ("[0-19:1@0][20-29:2@500][30-99:1@30]", Str());
+}
+
+TEST_F(RangeMap, TailPieceKeepsItsAdjustedOldPosition)
+{
+    Put(10, 20, 7, 1000);
+    Put(5, 15, 8, 0);
+    EXPECT_EQ("[5-14:8@0][15-19:7@1005]", Str());
+    Put(18, 40, 9, 50);
+    EXPECT_EQ("[5-14:8@0][15-17:7@1005][18-39:9@50]", Str());
+}
+
+TEST_F(RangeMap, InsertReplacesEverythingItCoversAcrossOwners)
+{
+    Put(0, 10, 1, 0);
+    Put(10, 20, 2, 0);
+    Put(20, 30, 3, 0);
+    Put(30, 40, 4, 0);
+    Put(5, 35, 5, 100);
+    EXPECT_EQ("[0-4:1@0][5-34:5@100][35-39:4@5]", Str());
+    EXPECT_EQ(3u, logfs_rangemap_count(m));
+}
+
+TEST_F(RangeMap, NeighboursMergeOnlyWithSameOwnerAndContiguousPosition)
+{
+    Put(0, 10, 1, 0);
+    Put(10, 20, 1, 10); // same owner, contiguous: merges
+    EXPECT_EQ("[0-19:1@0]", Str());
+    Put(20, 30, 1, 100); // same owner, position jumps: stays apart
+    Put(30, 40, 2, 110); // other owner, position contiguous: stays apart
+    EXPECT_EQ("[0-19:1@0][20-29:1@100][30-39:2@110]", Str());
+    Put(40, 50, 2, 120); // merges with its predecessor
+    EXPECT_EQ("[0-19:1@0][20-29:1@100][30-49:2@110]", Str());
+}
+
+TEST_F(RangeMap, InsertMergesWithBothNeighbours)
+{
+    Put(0, 10, 4, 0);
+    Put(20, 30, 4, 20);
+    Put(10, 20, 4, 10);
+    EXPECT_EQ("[0-29:4@0]", Str());
+    EXPECT_EQ(1u, logfs_rangemap_count(m));
+}
+
+TEST_F(RangeMap, OverwriteWithSameOwnerAndMatchingPositionHeals)
+{
+    Put(0, 100, 1, 0);
+    Put(40, 60, 2, 999);
+    Put(40, 60, 1, 40);
+    EXPECT_EQ("[0-99:1@0]", Str());
+}
+
+TEST_F(RangeMap, QueryReportsHolesBetweenPieces)
+{
+    Put(10, 20, 1, 0);
+    Put(30, 40, 2, 5);
+    EXPECT_EQ("[0-9:hole][10-19:1@0][20-29:hole][30-39:2@5][40-49:hole]", Query(0, 50));
+}
+
+TEST_F(RangeMap, QueryClipsPiecesAndShiftsTheirPosition)
+{
+    Put(10, 20, 1, 100);
+    Put(20, 30, 2, 500);
+    EXPECT_EQ("[15-19:1@105][20-24:2@500]", Query(15, 25));
+    EXPECT_EQ("[0-4:hole]", Query(0, 5));
+    EXPECT_EQ("", Query(7, 7));
+}
+
+TEST_F(RangeMap, QueryStopsWhenTheCallbackSaysSo)
+{
+    Put(0, 10, 1, 0);
+    Put(20, 30, 1, 20);
+    int calls = 0;
+    int rc = logfs_rangemap_query(m, 0, 100,
+                                  [](void *arg, const logfs_range *, int) {
+                                      return ++*static_cast<int *>(arg) == 2 ? 42 : 0;
+                                  },
+                                  &calls);
+    EXPECT_EQ(42, rc);
+    EXPECT_EQ(2, calls);
+}
+
+TEST_F(RangeMap, RemoveCutsStraddlingRangesLikeInsert)
+{
+    Put(0, 10, 1, 0);
+    Put(10, 20, 2, 50);
+    Put(20, 30, 3, 90);
+    ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, 5, 25));
+    EXPECT_EQ("[0-4:1@0][25-29:3@95]", Str());
+    ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, 1, 3));
+    EXPECT_EQ("[0-0:1@0][3-4:1@3][25-29:3@95]", Str());
+}
+
+TEST_F(RangeMap, TruncateDropsEverythingPastTheSize)
+{
+    for (uint64_t i = 0; i < 10; i++)
+        Put(i * 10, i * 10 + 5, (int32_t)i, i);
+    ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, 33, UINT64_MAX));
+    EXPECT_EQ("[0-4:0@0][10-14:1@1][20-24:2@2][30-32:3@3]", Str());
+    Put(100, 110, 9, 0); // appends still work after the rightmost range moved
+    EXPECT_EQ("[0-4:0@0][10-14:1@1][20-24:2@2][30-32:3@3][100-109:9@0]", Str());
+}
+
+TEST_F(RangeMap, EmptyRangesAreRejected)
+{
+    EXPECT_EQ(LOGFS_EINVAL, logfs_rangemap_insert(m, 5, 5, 1, 0));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_rangemap_insert(m, 6, 5, 1, 0));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_rangemap_remove(m, 5, 5));
+    EXPECT_EQ("", Str());
+}
+
+TEST_F(RangeMap, PrintTruncatesLikeSnprintf)
+{
+    Put(0, 10, 1, 0);
+    char buf[6];
+    EXPECT_EQ(9u, logfs_rangemap_print(m, buf, sizeof buf));
+    EXPECT_STREQ("[0-9:", buf);
+}
+
+// Byte-by-byte reference model: every rule at once, on random operations.
+TEST_F(RangeMap, RandomOperationsMatchAByteModel)
+{
+    const uint64_t N = 3000;
+    struct Cell { int32_t owner; uint64_t pos; bool set; };
+    std::vector<Cell> model(N, Cell{0, 0, false});
+    std::mt19937_64 rng(7);
+    for (int step = 0; step < 20000; step++) {
+        uint64_t s = rng() % N, len = 1 + rng() % 60;
+        uint64_t e = std::min(N, s + len);
+        if (rng() % 8 == 0) {
+            ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, s, e));
+            for (uint64_t i = s; i < e; i++)
+                model[i].set = false;
+        } else {
+            int32_t owner = (int32_t)(rng() % 4);
+            uint64_t pos = rng() % 3 == 0 ? s : rng() % 100000; // some contiguous positions
+            Put(s, e, owner, pos);
+            for (uint64_t i = s; i < e; i++)
+                model[i] = Cell{owner, pos + (i - s), true};
+        }
+        if (step % 1000 == 0) {
+            ASSERT_EQ(0, logfs_rangemap_check(m));
+        }
+    }
+    std::vector<Cell> seen(N, Cell{0, 0, false});
+    struct Ctx { std::vector<Cell> *seen; const logfs_range *prev; logfs_range last; bool have; bool merge_missed; } c{&seen, nullptr, {}, false, false};
+    logfs_rangemap_walk(m,
+                        [](void *arg, const logfs_range *r, int) {
+                            auto *c = static_cast<Ctx *>(arg);
+                            for (uint64_t i = r->start; i < r->end; i++)
+                                (*c->seen)[i] = Cell{r->owner, r->pos + (i - r->start), true};
+                            if (c->have && c->last.end == r->start && c->last.owner == r->owner &&
+                                c->last.pos + (c->last.end - c->last.start) == r->pos)
+                                c->merge_missed = true;
+                            c->last = *r;
+                            c->have = true;
+                            return 0;
+                        },
+                        &c);
+    for (uint64_t i = 0; i < N; i++) {
+        ASSERT_EQ(model[i].set, seen[i].set) << "byte " << i;
+        if (model[i].set) {
+            ASSERT_EQ(model[i].owner, seen[i].owner) << "byte " << i;
+            ASSERT_EQ(model[i].pos, seen[i].pos) << "byte " << i;
+        }
+    }
+    EXPECT_FALSE(c.merge_missed) << "two mergeable neighbours were left apart";
+}
+
+TEST_F(RangeMap, AMillionAppendsStayBalancedWithinSixtyFourBytesEach)
+{
+    const uint64_t n = 1000000;
+    for (uint64_t i = 0; i < n; i++)
+        Put(i * 16, i * 16 + 8, (int32_t)(i % 3), i * 8);
+    EXPECT_EQ(n, logfs_rangemap_count(m));
+    EXPECT_LE(logfs_rangemap_memory(m), 64 * n);
+}
+
+TEST_F(RangeMap, RandomInsertsStayWithinSixtyFourBytesEach)
+{
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 200000; i++) {
+        uint64_t s = (rng() % (1ull << 40)) & ~15ull;
+        Put(s, s + 8, 1, rng());
+    }
+    EXPECT_LE((double)logfs_rangemap_memory(m) / (double)logfs_rangemap_count(m), 64.0);
+}
