@@ -1,0 +1,23 @@
+##
+## ROMIO build fragment for the bbfs driver.  ROMIO's adio/Makefile.mk
+## includes this file (see adio/mpich-patches/); paths are relative to ROMIO's
+## top directory, where tools/build-mpich.sh links this project as ./bbfs.
+##
+
+if BUILD_AD_BBFS
+
+noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h
+
+romio_other_sources +=                          \
+    bbfs/adio/ad_bbfs/ad_bbfs.c                 \
+    bbfs/adio/ad_bbfs/ad_bbfs_common.c          \
+    bbfs/adio/ad_bbfs/ad_bbfs_hints.c           \
+    bbfs/adio/ad_bbfs/ad_bbfs_open.c            \
+    bbfs/adio/ad_bbfs/ad_bbfs_close.c           \
+    bbfs/adio/ad_bbfs/ad_bbfs_io.c              \
+    bbfs/adio/ad_bbfs/ad_bbfs_iio.c             \
+    bbfs/adio/ad_bbfs/ad_bbfs_fcntl.c           \
+    bbfs/adio/ad_bbfs/ad_bbfs_delete.c          \
+    bbfs/adio/ad_bbfs/ad_bbfs_features.c
+
+endif BUILD_AD_BBFS

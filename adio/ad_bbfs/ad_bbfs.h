@@ -1,0 +1,116 @@
+/*
+ * bbfs ROMIO driver: private state and prototypes.
+ *
+ * A bbfs file handle is a stack of two ADIO files: this handle, which the
+ * application sees, and a "lower" handle opened through another ADIO driver
+ * (ufs, nfs, lustre, ...) that owns the canonical file.  Every operation
+ * arrives here first and decides what the lower file sees.
+ */
+#ifndef AD_BBFS_H_INCLUDED
+#define AD_BBFS_H_INCLUDED
+
+#include "adio.h"
+#include <limits.h>
+
+/* bbfs_consistency: when writes are attached to / queried from the server. */
+enum ADIOI_BBFS_consistency {
+    ADIOI_BBFS_CONSISTENCY_MPIIO,
+    ADIOI_BBFS_CONSISTENCY_SESSION,
+    ADIOI_BBFS_CONSISTENCY_COMMIT,
+    ADIOI_BBFS_CONSISTENCY_POSIX
+};
+
+/* bbfs_replay: when logs are turned into the canonical file. */
+enum ADIOI_BBFS_replay {
+    ADIOI_BBFS_REPLAY_ON_CLOSE,
+    ADIOI_BBFS_REPLAY_ON_READ_OPEN,
+    ADIOI_BBFS_REPLAY_NEVER
+};
+
+/* The hints in force for one open file (docs/hints.md documents each). */
+typedef struct ADIOI_BBFS_Hints {
+    char logdir[PATH_MAX];      /* node-local directory for datalog/metalog */
+    int consistency;            /* enum ADIOI_BBFS_consistency */
+    int replay;                 /* enum ADIOI_BBFS_replay */
+    int replay_given;           /* user chose bbfs_replay (else depends on amode) */
+    ADIO_Offset buffer_size;    /* aggregation buffer, bytes */
+    int durable;                /* fdatasync logs at sync points */
+    char server[256];           /* bbserver address; "" = start/find one */
+} ADIOI_BBFS_Hints;
+
+typedef struct ADIOI_BBFS_File {
+    ADIO_File lower;            /* canonical file, opened through the lower driver */
+    MPI_Info open_info;         /* user's hints, handed to the lower driver at open */
+    ADIOI_BBFS_Hints hints;
+    int hint_error;             /* ADIO_Open drops SetInfo's error code; OpenColl
+                                 * reports this one instead */
+} ADIOI_BBFS_File;
+
+/* ad_bbfs_open.c / ad_bbfs_close.c */
+void ADIOI_BBFS_Open(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code);
+void ADIOI_BBFS_Close(ADIO_File fd, int *error_code);
+
+/* ad_bbfs_hints.c */
+void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
+void ADIOI_BBFS_Hints_resolve_at_open(ADIO_File fd, int access_mode);
+
+/* ad_bbfs_io.c */
+void ADIOI_BBFS_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                           int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                           int *error_code);
+void ADIOI_BBFS_WriteContig(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                            int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                            int *error_code);
+void ADIOI_BBFS_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                            int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                            int *error_code);
+void ADIOI_BBFS_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                             int *error_code);
+void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                                int *error_code);
+void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                 MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                 ADIO_Status * status, int *error_code);
+
+/* ad_bbfs_iio.c */
+void ADIOI_BBFS_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                            int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                            int *error_code);
+void ADIOI_BBFS_IwriteContig(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                             int *error_code);
+void ADIOI_BBFS_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                             int *error_code);
+void ADIOI_BBFS_IwriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                              int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                              int *error_code);
+void ADIOI_BBFS_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                 int file_ptr_type, ADIO_Offset offset,
+                                 ADIO_Request * request, int *error_code);
+void ADIOI_BBFS_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                  MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                  ADIO_Request * request, int *error_code);
+
+/* ad_bbfs_fcntl.c */
+void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *error_code);
+void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
+int ADIOI_BBFS_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
+                       ADIO_Offset len);
+
+/* ad_bbfs_delete.c / ad_bbfs_features.c */
+void ADIOI_BBFS_Delete(const char *filename, int *error_code);
+int ADIOI_BBFS_Feature(ADIO_File fd, int flag);
+
+/* ad_bbfs_common.c */
+void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIOI_Fns ** ops,
+                              const char **path, int *error_code);
+ADIO_File ADIOI_BBFS_Lower_begin(ADIO_File fd);
+void ADIOI_BBFS_Lower_end(ADIO_File fd);
+ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);
+
+#endif /* AD_BBFS_H_INCLUDED */

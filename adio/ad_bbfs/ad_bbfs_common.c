@@ -1,0 +1,87 @@
+/*
+ * Set-up shared by every bbfs operation: finding the lower driver and
+ * handing the lower handle the state of the bbfs handle for one call.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include <stdio.h>
+#include <string.h>
+
+ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd)
+{
+    return (ADIOI_BBFS_File *) fd->fs_ptr;
+}
+
+/* Skip a driver prefix the way MPI_File_open does ("ufs:/a" -> "/a"), but
+ * keep one-letter "prefixes" so Windows-style drive names survive. */
+static const char *strip_prefix(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    return (colon && colon > name + 1) ? colon + 1 : name;
+}
+
+void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIOI_Fns ** ops,
+                              const char **path, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_RESOLVE_LOWER";
+    const char *colon = strchr(name, ':');
+    int has_prefix = colon && colon > name + 1;
+
+    if (has_prefix && !strncasecmp(name, "bbfs:", 5)) {
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           MPI_ERR_BAD_FILE, "**filename",
+                                           "bbfs cannot stack on itself: '%s'; name one lower "
+                                           "driver at most, as in bbfs:ufs:/path", name);
+        return;
+    }
+    ADIO_ResolveFileType(comm, name, fstype, ops, error_code);
+    if (*error_code != MPI_SUCCESS) {
+        char driver[64];
+        snprintf(driver, sizeof(driver), "%.*s", has_prefix ? (int) (colon - name) : 0, name);
+        if (has_prefix)
+            /* Only an unknown or unbuilt driver prefix fails here: say which. */
+            *error_code = MPIO_Err_create_code(*error_code, MPIR_ERR_RECOVERABLE, myname,
+                                               __LINE__, MPI_ERR_BAD_FILE, "**filename",
+                                               "bbfs: lower driver '%s' in '%s' is unknown or "
+                                               "not built into this MPICH; use one of ufs:, "
+                                               "nfs:, or no prefix to detect it",
+                                               driver, name);
+        return;
+    }
+    if (*fstype == ADIO_BBFS) {
+        /* ROMIO_FSTYPE_FORCE=bbfs: makes every name resolve to bbfs. */
+        *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           MPI_ERR_BAD_FILE, "**filename",
+                                           "bbfs: the lower driver for '%s' resolved to bbfs "
+                                           "itself (is ROMIO_FSTYPE_FORCE=bbfs: set?); force "
+                                           "a lower driver with bbfs:ufs:/path", name);
+        return;
+    }
+    *path = strip_prefix(name);
+}
+
+/* ROMIO's generic code reads the view and file pointer from the handle it is
+ * given.  The view lives on the bbfs handle (MPI_File_set_view only touches
+ * that one), so lend it to the lower handle for the duration of one call. */
+ADIO_File ADIOI_BBFS_Lower_begin(ADIO_File fd)
+{
+    ADIO_File lo = ADIOI_BBFS_Private(fd)->lower;
+
+    lo->disp = fd->disp;
+    lo->etype = fd->etype;
+    lo->filetype = fd->filetype;
+    lo->etype_size = fd->etype_size;
+    lo->is_external32 = fd->is_external32;
+    lo->atomicity = fd->atomicity;
+    lo->fp_ind = fd->fp_ind;
+    return lo;
+}
+
+/* Take back what the lower call moved: the individual file pointer. */
+void ADIOI_BBFS_Lower_end(ADIO_File fd)
+{
+    ADIO_File lo = ADIOI_BBFS_Private(fd)->lower;
+
+    fd->fp_ind = lo->fp_ind;
+    fd->fp_sys_posn = lo->fp_sys_posn;
+}

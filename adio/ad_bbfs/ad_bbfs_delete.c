@@ -1,0 +1,20 @@
+/*
+ * MPI_File_delete("bbfs:...") removes the canonical file through the lower
+ * driver.  It is not collective, so the lower driver is resolved by this
+ * process alone.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+
+void ADIOI_BBFS_Delete(const char *filename, int *error_code)
+{
+    ADIOI_Fns *lower_ops;
+    const char *lower_path;
+    int lower_fstype;
+
+    ADIOI_BBFS_Resolve_lower(MPI_COMM_SELF, filename, &lower_fstype, &lower_ops, &lower_path,
+                             error_code);
+    if (*error_code != MPI_SUCCESS)
+        return;
+    (*(lower_ops->ADIOI_xxx_Delete)) (lower_path, error_code);
+}

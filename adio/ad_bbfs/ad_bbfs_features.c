@@ -1,0 +1,16 @@
+/*
+ * What a bbfs file supports is what its lower file supports, except that
+ * the open itself is bbfs's and not scalable (every rank opens the lower
+ * file through ADIO_Open).
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+
+int ADIOI_BBFS_Feature(ADIO_File fd, int flag)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    if (flag == ADIO_SCALABLE_OPEN || !bf || !bf->lower)
+        return 0;
+    return ADIO_Feature(bf->lower, flag);
+}

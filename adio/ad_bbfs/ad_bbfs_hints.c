@@ -1,0 +1,269 @@
+/*
+ * bbfs hints: the one place where bbfs_* keys are parsed, checked and shown.
+ *
+ * Every value is checked; a bad one is an MPI error that names the hint and
+ * says what is allowed, never a silent default.  The values in force (given
+ * or default) are installed in fd->info so MPI_File_get_info shows them.
+ * docs/hints.md documents each hint; keep the two in step.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BBFS_BUFFER_DEFAULT ((ADIO_Offset) 4 << 20)
+#define BBFS_BUFFER_MIN     ((ADIO_Offset) 4 << 10)
+#define BBFS_BUFFER_MAX     ((ADIO_Offset) 1 << 30)
+
+static const char *const consistency_names[] = { "mpiio", "session", "commit", "posix", NULL };
+static const char *const replay_names[] = { "on_close", "on_read_open", "never", NULL };
+static const char *const bool_names[] = { "false", "true", NULL };
+
+/* Hints whose meaning is fixed once logs exist: MPI_File_set_info may not
+ * change them. */
+static const char *const open_only_keys[] = {
+    "bbfs_logdir", "bbfs_consistency", "bbfs_buffer_size", "bbfs_server", NULL
+};
+
+static int choice_index(const char *value, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(value, names[i]))
+            return i;
+    return -1;
+}
+
+static void join_names(const char *const *names, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int i = 0; names[i]; i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? "|" : "", names[i]);
+}
+
+/* "4194304", "64k", "4m", "1g" (powers of 1024). */
+static int parse_size(const char *value, ADIO_Offset * out)
+{
+    char *end;
+    unsigned long long v;
+
+    if (!isdigit((unsigned char) value[0]))
+        return -1;
+    errno = 0;
+    v = strtoull(value, &end, 10);
+    if (errno)
+        return -1;
+    switch (tolower((unsigned char) *end)) {
+        case 'g': v <<= 10;     /* fall through */
+        case 'm': v <<= 10;     /* fall through */
+        case 'k': v <<= 10; end++; break;
+        case '\0': break;
+        default: return -1;
+    }
+    if (*end != '\0')
+        return -1;
+    *out = (ADIO_Offset) v;
+    return 0;
+}
+
+static void default_hints(ADIOI_BBFS_Hints * h)
+{
+    const char *dir = getenv("BBFS_LOGDIR");
+
+    if (!dir || !*dir)
+        dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    snprintf(h->logdir, sizeof(h->logdir), "%s", dir);
+    h->consistency = ADIOI_BBFS_CONSISTENCY_MPIIO;
+    h->replay = ADIOI_BBFS_REPLAY_ON_CLOSE;
+    h->replay_given = 0;
+    h->buffer_size = BBFS_BUFFER_DEFAULT;
+    h->durable = 0;
+    snprintf(h->server, sizeof(h->server), "auto");
+}
+
+static int hint_error(const char *key, const char *value, const char *why)
+{
+    static char myname[] = "ADIOI_BBFS_SETINFO";
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                MPI_ERR_INFO_VALUE, "**infoval",
+                                "bbfs hint %s=\"%s\" is not valid: %s (see docs/hints.md)",
+                                key, value, why);
+}
+
+/* Apply one user-given bbfs_* key to h.  Returns MPI_SUCCESS or an error
+ * code naming the key and the allowed values. */
+static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
+{
+    char allowed[128];
+    int i;
+
+    if (!strcmp(key, "bbfs_logdir")) {
+        if (value[0] != '/')
+            return hint_error(key, value, "must be an absolute directory path");
+        if (strlen(value) >= sizeof(h->logdir) - 64)
+            return hint_error(key, value, "path is too long");
+        snprintf(h->logdir, sizeof(h->logdir), "%s", value);
+    } else if (!strcmp(key, "bbfs_consistency")) {
+        if ((i = choice_index(value, consistency_names)) < 0) {
+            join_names(consistency_names, allowed, sizeof(allowed));
+            return hint_error(key, value, allowed);
+        }
+        h->consistency = i;
+    } else if (!strcmp(key, "bbfs_replay")) {
+        if ((i = choice_index(value, replay_names)) < 0) {
+            join_names(replay_names, allowed, sizeof(allowed));
+            return hint_error(key, value, allowed);
+        }
+        h->replay = i;
+        h->replay_given = 1;
+    } else if (!strcmp(key, "bbfs_buffer_size")) {
+        ADIO_Offset v;
+        if (parse_size(value, &v) != 0)
+            return hint_error(key, value, "expected bytes, optionally with k, m or g");
+        if (v < BBFS_BUFFER_MIN || v > BBFS_BUFFER_MAX)
+            return hint_error(key, value, "must be between 4k and 1g");
+        h->buffer_size = v;
+    } else if (!strcmp(key, "bbfs_durable")) {
+        if ((i = choice_index(value, bool_names)) < 0)
+            return hint_error(key, value, "true|false");
+        h->durable = i;
+    } else if (!strcmp(key, "bbfs_server")) {
+        if (!value[0] || strlen(value) >= sizeof(h->server))
+            return hint_error(key, value, "expected \"auto\" or a bbserver address");
+        snprintf(h->server, sizeof(h->server), "%s", value);
+    } else {
+        return hint_error(key, value, "unknown bbfs hint; known: bbfs_logdir, "
+                          "bbfs_consistency, bbfs_replay, bbfs_buffer_size, "
+                          "bbfs_durable, bbfs_server");
+    }
+    return MPI_SUCCESS;
+}
+
+static int is_open_only(const char *key)
+{
+    for (int i = 0; open_only_keys[i]; i++)
+        if (!strcmp(key, open_only_keys[i]))
+            return 1;
+    return 0;
+}
+
+/* FNV-1a, to let ranks compare the hints they were given in one reduction. */
+static unsigned digest_add(unsigned d, const char *s)
+{
+    for (; *s; s++)
+        d = (d ^ (unsigned char) *s) * 16777619u;
+    return (d ^ 0xff) * 16777619u;
+}
+
+/* Parse every bbfs_* key of info into h.  at_open: whether open-only keys
+ * may change.  *digest summarises what was given. */
+static int parse_user_hints(MPI_Info info, ADIOI_BBFS_Hints * h, int at_open, unsigned *digest)
+{
+    char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+    int nkeys, flag, err = MPI_SUCCESS;
+
+    *digest = 2166136261u;
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    MPI_Info_get_nkeys(info, &nkeys);
+    for (int k = 0; k < nkeys && err == MPI_SUCCESS; k++) {
+        MPI_Info_get_nthkey(info, k, key);
+        if (strncmp(key, "bbfs_", 5) != 0)
+            continue;
+        ADIOI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (!flag)
+            continue;
+        *digest = digest_add(digest_add(*digest, key), value);
+        if (!at_open && is_open_only(key)) {
+            ADIOI_BBFS_Hints now = *h;
+            err = apply_hint(&now, key, value);
+            if (err == MPI_SUCCESS && memcmp(&now, h, sizeof(now)) != 0)
+                err = hint_error(key, value, "can only be given at MPI_File_open");
+            continue;
+        }
+        err = apply_hint(h, key, value);
+    }
+    return err;
+}
+
+static void install_in_force(ADIO_File fd, const ADIOI_BBFS_Hints * h)
+{
+    char v[64];
+
+    ADIOI_Info_set(fd->info, "bbfs_logdir", h->logdir);
+    ADIOI_Info_set(fd->info, "bbfs_consistency", consistency_names[h->consistency]);
+    ADIOI_Info_set(fd->info, "bbfs_replay", replay_names[h->replay]);
+    snprintf(v, sizeof(v), "%lld", (long long) h->buffer_size);
+    ADIOI_Info_set(fd->info, "bbfs_buffer_size", v);
+    ADIOI_Info_set(fd->info, "bbfs_durable", bool_names[h->durable]);
+    ADIOI_Info_set(fd->info, "bbfs_server", h->server);
+}
+
+void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_SETINFO";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int at_open = (bf == NULL);
+    ADIOI_BBFS_Hints parsed;
+    unsigned digest, mine[3], all[3];
+    int err;
+
+    if (at_open) {
+        bf = ADIOI_Calloc(1, sizeof(*bf));
+        bf->open_info = MPI_INFO_NULL;
+        default_hints(&bf->hints);
+        fd->fs_ptr = bf;
+        /* The lower driver gets the user's hints as given (striping, cb_*). */
+        if (users_info != MPI_INFO_NULL)
+            MPI_Info_dup(users_info, &bf->open_info);
+    }
+
+    ADIOI_GEN_SetInfo(fd, users_info, error_code);
+    if (*error_code != MPI_SUCCESS)
+        goto fn_exit;
+
+    parsed = bf->hints;
+    err = parse_user_hints(users_info, &parsed, at_open, &digest);
+
+    /* Every rank must see the same hints and return the same error. */
+    mine[0] = (err != MPI_SUCCESS);
+    mine[1] = digest;
+    mine[2] = ~digest;
+    MPI_Allreduce(mine, all, 3, MPI_UNSIGNED, MPI_MAX, fd->comm);
+    if (err == MPI_SUCCESS && all[0])
+        err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                   MPI_ERR_INFO_VALUE, "**infoval",
+                                   "bbfs hints were rejected on another process");
+    else if (err == MPI_SUCCESS && all[1] != ~all[2])
+        err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                   MPI_ERR_NOT_SAME, "**notsame",
+                                   "bbfs_* hints differ between processes; pass the same "
+                                   "MPI_Info on every rank");
+    if (err != MPI_SUCCESS) {
+        *error_code = err;
+        goto fn_exit;
+    }
+    bf->hints = parsed;
+    install_in_force(fd, &bf->hints);
+    if (!at_open && bf->lower)
+        ADIO_SetInfo(bf->lower, users_info, error_code);
+
+  fn_exit:
+    if (at_open)
+        bf->hint_error = *error_code;
+}
+
+/* bbfs_replay's default depends on the access mode, known only at open. */
+void ADIOI_BBFS_Hints_resolve_at_open(ADIO_File fd, int access_mode)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    if (!bf->hints.replay_given)
+        bf->hints.replay = (access_mode & ADIO_UNIQUE_OPEN) ? ADIOI_BBFS_REPLAY_ON_READ_OPEN
+            : ADIOI_BBFS_REPLAY_ON_CLOSE;
+    install_in_force(fd, &bf->hints);
+}

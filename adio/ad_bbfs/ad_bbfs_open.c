@@ -1,0 +1,101 @@
+/*
+ * Opening a bbfs file: resolve the lower driver from the rest of the name
+ * ("bbfs:/p" detects it as ROMIO would, "bbfs:ufs:/p" forces it), open the
+ * canonical file through that driver as a full ADIO file of its own, and
+ * keep it as the lower half of the stack.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include <string.h>
+
+void ADIOI_BBFS_Open(ADIO_File fd, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_OPEN";
+
+    /* ROMIO reaches the per-process Open only through ADIOI_GEN_OpenColl or
+     * deferred open, neither of which a bbfs handle uses. */
+    *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                       MPI_ERR_INTERN, "**io",
+                                       "**io %s", "bbfs: unexpected independent open");
+}
+
+/* Show the lower driver's own hints (striping, cb_*, ...) next to bbfs's. */
+static void merge_lower_info(ADIO_File fd, ADIO_File lo)
+{
+    char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+    int nkeys, flag;
+
+    MPI_Info_get_nkeys(lo->info, &nkeys);
+    for (int k = 0; k < nkeys; k++) {
+        MPI_Info_get_nthkey(lo->info, k, key);
+        ADIOI_Info_get(lo->info, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (!flag)
+            continue;
+        if (!strcmp(key, "romio_filesystem_type"))
+            ADIOI_Info_set(fd->info, "bbfs_lower_filesystem_type", value);
+        else
+            ADIOI_Info_set(fd->info, key, value);
+    }
+}
+
+static void free_private(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    if (!bf)
+        return;
+    if (bf->open_info != MPI_INFO_NULL)
+        MPI_Info_free(&bf->open_info);
+    ADIOI_Free(bf);
+    fd->fs_ptr = NULL;
+}
+
+void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    ADIOI_Fns *lower_ops;
+    const char *lower_path;
+    int lower_fstype;
+    MPI_Comm lower_comm;
+    ADIO_File lo;
+
+    (void) rank;
+    *error_code = bf->hint_error;
+    if (*error_code != MPI_SUCCESS)
+        goto fn_fail;
+
+    ADIOI_BBFS_Resolve_lower(fd->comm, fd->filename, &lower_fstype, &lower_ops, &lower_path,
+                             error_code);
+    if (*error_code != MPI_SUCCESS)
+        goto fn_fail;
+
+    /* The lower file is a complete ADIO file with its own communicator,
+     * hints and aggregators, so collective I/O on it is the lower driver's
+     * own.  Delete-on-close stays with the bbfs handle: it must also remove
+     * logs, and deleting twice would fail. */
+    MPI_Comm_dup(fd->comm, &lower_comm);
+    lo = ADIO_Open(fd->comm, lower_comm, lower_path, lower_fstype, lower_ops,
+                   access_mode & ~ADIO_DELETE_ON_CLOSE, 0, MPI_BYTE, MPI_BYTE,
+                   bf->open_info, fd->perm, error_code);
+    if (*error_code != MPI_SUCCESS) {
+        MPI_Comm_free(&lower_comm);
+        goto fn_fail;
+    }
+    bf->lower = lo;
+
+    fd->access_mode = access_mode;
+    fd->is_open = 1;
+    /* Generic code (locks, shared file pointer) uses fd_sys directly. */
+    fd->fd_sys = lo->fd_sys;
+    fd->blksize = lo->blksize;
+    fd->fp_ind = lo->fp_ind;    /* MPI_MODE_APPEND: the lower open found EOF */
+    fd->fp_sys_posn = lo->fp_sys_posn;
+
+    ADIOI_BBFS_Hints_resolve_at_open(fd, access_mode);
+    merge_lower_info(fd, lo);
+    return;
+
+  fn_fail:
+    /* ADIO_Open frees the handle but knows nothing of fs_ptr. */
+    free_private(fd);
+}

@@ -1,0 +1,100 @@
+# MPI-level tests: each program runs under mpiexec on ufs: (reference) and
+# on bbfs: variants, and the files must match byte for byte.  The .mpi spec
+# beside each program lists process counts and name prefixes; the runner is
+# %reldir%/run-mpiio-test.sh.  ROMIO's own test programs run through
+# %reldir%/romio-tests.sh, built from the MPICH source that was fetched.
+
+noinst_LIBRARIES += %reldir%/libmpiiotest.a
+%canon_reldir%_libmpiiotest_a_SOURCES = %reldir%/testlib.c %reldir%/testlib.h
+%canon_reldir%_libmpiiotest_a_CPPFLAGS = $(MPI_CPPFLAGS)
+MPIIO_TEST_LDADD = %reldir%/libmpiiotest.a $(MPI_LIBS)
+
+TEST_EXTENSIONS = .mpi
+MPI_LOG_COMPILER = $(top_srcdir)/%reldir%/run-mpiio-test.sh
+AM_TESTS_ENVIRONMENT = MPIEXEC='$(MPIEXEC)'; BUILDDIR='$(abs_top_builddir)'; \
+	MPICH_PREFIX='$(MPICH_PREFIX)'; export MPIEXEC BUILDDIR MPICH_PREFIX;
+EXTRA_DIST += %reldir%/run-mpiio-test.sh %reldir%/romio-tests.sh
+
+check_PROGRAMS += %reldir%/t_contig
+%canon_reldir%_t_contig_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_contig_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_contig.mpi
+EXTRA_DIST += %reldir%/t_contig.mpi
+
+check_PROGRAMS += %reldir%/t_vector
+%canon_reldir%_t_vector_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_vector_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_vector.mpi
+EXTRA_DIST += %reldir%/t_vector.mpi
+
+check_PROGRAMS += %reldir%/t_hindexed
+%canon_reldir%_t_hindexed_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_hindexed_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_hindexed.mpi
+EXTRA_DIST += %reldir%/t_hindexed.mpi
+
+check_PROGRAMS += %reldir%/t_subarray
+%canon_reldir%_t_subarray_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_subarray_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_subarray.mpi
+EXTRA_DIST += %reldir%/t_subarray.mpi
+
+check_PROGRAMS += %reldir%/t_epochs
+%canon_reldir%_t_epochs_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_epochs_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_epochs.mpi
+EXTRA_DIST += %reldir%/t_epochs.mpi
+
+check_PROGRAMS += %reldir%/t_setsize
+%canon_reldir%_t_setsize_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_setsize_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_setsize.mpi
+EXTRA_DIST += %reldir%/t_setsize.mpi
+
+check_PROGRAMS += %reldir%/t_shared_fp
+%canon_reldir%_t_shared_fp_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_shared_fp_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_shared_fp.mpi
+EXTRA_DIST += %reldir%/t_shared_fp.mpi
+
+check_PROGRAMS += %reldir%/t_nonblocking
+%canon_reldir%_t_nonblocking_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_nonblocking_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_nonblocking.mpi
+EXTRA_DIST += %reldir%/t_nonblocking.mpi
+
+check_PROGRAMS += %reldir%/t_delete
+%canon_reldir%_t_delete_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_delete_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_delete.mpi
+EXTRA_DIST += %reldir%/t_delete.mpi
+
+check_PROGRAMS += %reldir%/t_atomic
+%canon_reldir%_t_atomic_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_atomic_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_atomic.mpi
+EXTRA_DIST += %reldir%/t_atomic.mpi
+
+check_PROGRAMS += %reldir%/t_info
+%canon_reldir%_t_info_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_info_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_info.mpi
+EXTRA_DIST += %reldir%/t_info.mpi
+
+check_PROGRAMS += %reldir%/t_hintsfile
+%canon_reldir%_t_hintsfile_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_hintsfile_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_hintsfile.mpi
+EXTRA_DIST += %reldir%/t_hintsfile.mpi
+
+check_PROGRAMS += %reldir%/t_errors
+%canon_reldir%_t_errors_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_errors_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_errors.mpi
+EXTRA_DIST += %reldir%/t_errors.mpi
+
+TESTS += %reldir%/romio-tests.sh
+clean-local: clean-mpiio-work
+clean-mpiio-work:
+	rm -rf mpiio-tests/work mpiio-tests/romio
+.PHONY: clean-mpiio-work

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# romio-tests.sh — build ROMIO's own test programs from the MPICH source that
+# tools/build-mpich.sh fetched (nothing is copied into this project) and run
+# each on ufs: and on bbfs:.  A test passes when both runs exit 0 and print
+# ROMIO's " No Errors".
+#
+# Environment: MPICH_PREFIX, MPIEXEC, BUILDDIR (set by make check).
+set -u
+root=$(dirname "$(readlink -f "$MPICH_PREFIX")")
+src="$root/src/src/mpi/romio/test"
+out="$BUILDDIR/mpiio-tests/romio"
+mpicc="$MPICH_PREFIX/bin/mpicc"
+timeout_s=${BBFS_TEST_TIMEOUT:-300}
+
+[ -d "$src" ] || { echo "FAIL: ROMIO test sources not found at $src (MPICH not built by tools/build-mpich.sh?)"; exit 1; }
+[ -x "$mpicc" ] || { echo "FAIL: $mpicc missing"; exit 1; }
+rm -rf "$out"; mkdir -p "$out/bin"
+
+# name  processes  how the file name is passed (as in ROMIO's runtests)
+tests="
+simple           4 -fname
+async            4 -fname
+async-multiple   4 -fname
+atomicity        4 -fname
+coll_test        4 -fname
+excl             4 -fname
+file_info        4 -fname
+i_noncontig      2 -fname
+noncontig        2 -fname
+noncontig_coll   2 -fname
+noncontig_coll2  4 -fname
+aggregation1     4 -h_-f
+aggregation2     4 positional
+hindexed         4 positional
+misc             4 -fname
+shared_fp        4 -fname
+ordered_fp       4 -fname
+split_coll       4 -fname
+psimple          4 -fname
+error            1 -fname
+status           1 -fname
+types_with_zeros 2 positional
+darray_read      4 positional
+"
+
+pass=0; fail=0
+while read -r t np style; do
+    [ -n "$t" ] || continue
+    if [ -f "$src/$t.c" ]; then
+        cfile="$src/$t.c"
+    elif [ -f "$src/$t.c.in" ]; then      # configure-substituted sources
+        cfile="$out/$t.c"
+        sed 's/@LL@/lld/g' "$src/$t.c.in" > "$cfile"
+    else
+        echo "FAIL: $t: no source in $src"; fail=$((fail+1)); continue
+    fi
+    if ! "$mpicc" -O1 -w -I"$src" -o "$out/bin/$t" "$cfile" >"$out/$t.build" 2>&1; then
+        cat "$out/$t.build"; echo "FAIL: $t does not build"; fail=$((fail+1)); continue
+    fi
+    ok=1
+    for prefix in ufs: bbfs:; do
+        dir="$out/${prefix%:}-$t"; mkdir -p "$dir"
+        fname="${prefix}$dir/testfile"
+        case $style in
+            -fname) args=(-fname "$fname") ;;
+            -h_-f) args=(-h -f "$fname") ;;
+            positional) args=("$fname") ;;
+        esac
+        if ! (cd "$dir" && timeout "$timeout_s" "$MPIEXEC" -n "$np" "$out/bin/$t" "${args[@]}" </dev/null) >"$dir.out" 2>&1 \
+           || ! grep -q "No Errors" "$dir.out"; then
+            sed 's/^/  | /' "$dir.out" | tail -20
+            echo "FAIL: ROMIO test $t on $prefix"; ok=0
+        fi
+    done
+    if [ $ok = 1 ]; then echo "ok: ROMIO test $t (ufs: and bbfs:)"; pass=$((pass+1)); else fail=$((fail+1)); fi
+done <<< "$tests"
+
+echo "ROMIO tests: $pass passed, $fail failed"
+[ $fail -eq 0 ] && rm -rf "$out"/ufs-* "$out"/bbfs-*
+[ $fail -eq 0 ]

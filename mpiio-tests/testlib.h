@@ -1,0 +1,50 @@
+/*
+ * Helpers shared by the MPI-level tests.
+ *
+ * Every test program takes one argument, the file name with its ROMIO prefix
+ * ("ufs:/d/ref.dat", "bbfs:/d/t.dat", ...).  It writes that file, checks what
+ * it reads back itself, and exits 0 only if every check held.  run-mpiio-test.sh
+ * then compares the bbfs run's file byte for byte with the ufs run's.
+ */
+#ifndef BBFS_TESTLIB_H
+#define BBFS_TESTLIB_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+extern int tl_rank, tl_nprocs;
+
+/* MPI_Init, argument parsing; returns the file name under test. */
+const char *tl_init(int *argc, char ***argv);
+/* Barrier, MPI_Finalize, exit status. */
+int tl_finish(void);
+
+/* 1 if the name under test goes through the bbfs driver. */
+int tl_is_bbfs(const char *filename);
+/* The name without its ROMIO prefix(es), for POSIX calls. */
+const char *tl_path(const char *filename);
+/* filename + suffix, with the prefix kept (static buffer per call site). */
+void tl_sibling(const char *filename, const char *suffix, char *out, size_t len);
+
+/* Deterministic content of byte `off` of the file written in round `tag`. */
+unsigned char tl_byte(long long off, int tag);
+void tl_fill(unsigned char *buf, size_t n, long long off, int tag);
+
+void tl_fail(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+void tl_fail_mpi(const char *what, int err, const char *file, int line)
+    __attribute__((noreturn));
+
+#define TL_CHECK(cond, ...) \
+    do { if (!(cond)) tl_fail(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define TL_MPI(call) \
+    do { int tl_e_ = (call); \
+         if (tl_e_ != MPI_SUCCESS) tl_fail_mpi(#call, tl_e_, __FILE__, __LINE__); } while (0)
+
+/* Expect `err` to be of MPI error class `cls`; returns the error string. */
+const char *tl_expect_class(int err, int cls, const char *what);
+
+/* Verify n bytes in buf equal round `tag`'s content for file offset off. */
+void tl_verify(const unsigned char *buf, size_t n, long long off, int tag, const char *what);
+
+#endif

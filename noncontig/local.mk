@@ -1,0 +1,13 @@
+# Benchmarks: measured, never asserted in tests.  `make demo` is the README's
+# main job: the noncontig benchmark on bbfs: against stock ROMIO, 4 ranks.
+
+noinst_PROGRAMS += %reldir%/noncontig
+%canon_reldir%_noncontig_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_noncontig_LDADD = $(MPI_LIBS)
+
+DEMO_DIR = $(abs_top_builddir)/demo
+demo: all
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	BBFS_LOGDIR=$(DEMO_DIR) $(MPIEXEC) -n 4 %reldir%/noncontig -dir $(DEMO_DIR)
+	@rm -rf $(DEMO_DIR)
+.PHONY: demo

@@ -1,0 +1,252 @@
+/*
+ * noncontig — the LogFS paper's benchmark: every process writes a vector of
+ * small elements, interleaved round-robin with the other processes, so the
+ * file is noncontiguous for everyone.  One run measures, on the same files
+ * system and with the same pattern:
+ *
+ *   raw    each process writes its bytes contiguously with POSIX write()
+ *          (what the device gives to an easy pattern)
+ *   ufs:   stock ROMIO, independent and collective
+ *   bbfs:  the same calls through bbfs (and any extra prefixes given)
+ *
+ * and prints bandwidth and ratios (bbfs vs ufs in the same mode, and vs raw).
+ * Timing is open to close, the slowest process counts.  Every file written
+ * is read back through ufs: and checked, so a fast wrong answer is an error.
+ */
+#include <mpi.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct opts {
+    const char *dir;
+    int elmtsize;
+    long veclen;
+    const char *targets;        /* space-separated prefixes besides ufs: */
+    const char *hints;          /* k=v,k=v for bbfs opens */
+};
+
+static int rank, nprocs;
+
+static void usage(void)
+{
+    if (rank == 0)
+        fprintf(stderr,
+                "usage: noncontig [-dir DIR] [-elmtsize BYTES] [-veclen COUNT]\n"
+                "                 [-targets \"bbfs: ...\"] [-hints k=v,k=v]\n"
+                "  -dir       directory for the test files (default: .)\n"
+                "  -elmtsize  bytes per element (default 8)\n"
+                "  -veclen    elements per process (default 131072)\n"
+                "  -targets   prefixes compared with stock ufs: (default \"bbfs:\")\n"
+                "  -hints     MPI_Info hints for the non-ufs targets\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+static unsigned char pattern(long long off)
+{
+    return (unsigned char) (off * 2654435761u >> 7);
+}
+
+static void die(const char *what, int err)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(err, msg, &len);
+    fprintf(stderr, "noncontig [rank %d]: %s: %s\n", rank, what, msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+static MPI_Info make_info(const char *hints)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (!hints)
+        return info;
+    char *copy = strdup(hints), *save, *kv;
+    for (kv = strtok_r(copy, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq) {
+            *eq = '\0';
+            MPI_Info_set(info, kv, eq + 1);
+        }
+    }
+    free(copy);
+    return info;
+}
+
+/* Write the pattern through MPI-IO; returns the slowest open-to-close time. */
+static double run_mpiio(const struct opts *o, const char *fname, int collective, MPI_Info info,
+                        const unsigned char *buf, MPI_Datatype ftype)
+{
+    MPI_File fh;
+    MPI_Status st;
+    int err;
+    long n = o->veclen * o->elmtsize;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    if ((err = MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_CREATE | MPI_MODE_WRONLY, info,
+                             &fh)) != MPI_SUCCESS)
+        die(fname, err);
+    MPI_File_set_view(fh, (MPI_Offset) rank * o->elmtsize, MPI_BYTE, ftype, "native",
+                      MPI_INFO_NULL);
+    err = collective ? MPI_File_write_all(fh, buf, (int) n, MPI_BYTE, &st)
+        : MPI_File_write(fh, buf, (int) n, MPI_BYTE, &st);
+    if (err != MPI_SUCCESS)
+        die("write", err);
+    if ((err = MPI_File_close(&fh)) != MPI_SUCCESS)
+        die("close", err);
+    double t = MPI_Wtime() - t0, tmax;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return tmax;
+}
+
+/* Read the file back through stock ROMIO and compare with the pattern. */
+static void verify(const struct opts *o, const char *path, MPI_Datatype ftype)
+{
+    MPI_File fh;
+    MPI_Status st;
+    char name[4200];
+    long n = o->veclen * o->elmtsize;
+    unsigned char *got = malloc(n);
+    int err, bad = 0, anybad;
+
+    snprintf(name, sizeof(name), "ufs:%s", path);
+    if ((err = MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh)))
+        die(name, err);
+    MPI_File_set_view(fh, (MPI_Offset) rank * o->elmtsize, MPI_BYTE, ftype, "native",
+                      MPI_INFO_NULL);
+    if ((err = MPI_File_read_all(fh, got, (int) n, MPI_BYTE, &st)))
+        die("read back", err);
+    MPI_File_close(&fh);
+    for (long i = 0; i < n && !bad; i++) {
+        long long off = (i / o->elmtsize) * (long long) o->elmtsize * nprocs
+            + (long long) rank * o->elmtsize + i % o->elmtsize;
+        bad = got[i] != pattern(off);
+    }
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (anybad) {
+        if (rank == 0)
+            fprintf(stderr, "noncontig: %s has wrong contents\n", path);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    free(got);
+}
+
+static double run_raw(const struct opts *o, const unsigned char *buf)
+{
+    char path[4200];
+    long n = o->veclen * o->elmtsize, done = 0;
+
+    snprintf(path, sizeof(path), "%s/noncontig.raw.%d", o->dir, rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+    if (fd < 0) {
+        fprintf(stderr, "noncontig: %s: %s\n", path, strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    while (done < n) {
+        long chunk = n - done < (4 << 20) ? n - done : (4 << 20);
+        ssize_t w = write(fd, buf + done, chunk);
+        if (w <= 0) {
+            fprintf(stderr, "noncontig: write %s: %s\n", path, strerror(errno));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        done += w;
+    }
+    close(fd);
+    double t = MPI_Wtime() - t0, tmax;
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    unlink(path);
+    return tmax;
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o = { ".", 8, 131072, "bbfs:", NULL };
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    for (int i = 1; i < argc; i++) {
+        if (i + 1 >= argc)
+            usage();
+        if (!strcmp(argv[i], "-dir"))
+            o.dir = argv[++i];
+        else if (!strcmp(argv[i], "-elmtsize"))
+            o.elmtsize = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-veclen"))
+            o.veclen = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-targets"))
+            o.targets = argv[++i];
+        else if (!strcmp(argv[i], "-hints"))
+            o.hints = argv[++i];
+        else
+            usage();
+    }
+    if (o.elmtsize <= 0 || o.veclen <= 0 || (double) o.elmtsize * o.veclen > 2e9)
+        usage();
+
+    long n = o.veclen * o.elmtsize;
+    unsigned char *buf = malloc((size_t) n);
+    for (long i = 0; i < n; i++)
+        buf[i] = pattern((i / o.elmtsize) * (long long) o.elmtsize * nprocs
+                         + (long long) rank * o.elmtsize + i % o.elmtsize);
+    MPI_Datatype ftype;
+    MPI_Type_vector((int) o.veclen, o.elmtsize, o.elmtsize * nprocs, MPI_BYTE, &ftype);
+    MPI_Type_commit(&ftype);
+    MPI_Info none = make_info(NULL), hinted = make_info(o.hints);
+    double mib = (double) n * nprocs / (1 << 20);
+
+    if (rank == 0) {
+        printf("noncontig: %d processes, %d-byte elements, %ld per process "
+               "(%.1f MiB total) in %s\n", nprocs, o.elmtsize, o.veclen, mib, o.dir);
+        printf("%-14s %-12s %9s %10s %12s %9s\n", "target", "mode", "seconds", "MiB/s",
+               "vs ufs:", "vs raw");
+    }
+    double raw = run_raw(&o, buf);
+    if (rank == 0)
+        printf("%-14s %-12s %9.3f %10.1f %12s %8.3gx\n", "raw (POSIX)", "contiguous", raw,
+               mib / raw, "", 1.0);
+
+    char targets[1024];
+    snprintf(targets, sizeof(targets), "ufs: %s", o.targets);
+    double ufs_time[2] = { 0, 0 };
+    char *save, *prefix;
+    for (prefix = strtok_r(targets, " ", &save); prefix; prefix = strtok_r(NULL, " ", &save)) {
+        int is_ufs = !strcmp(prefix, "ufs:");
+        for (int coll = 0; coll < 2; coll++) {
+            char path[4096], fname[4200];
+            snprintf(path, sizeof(path), "%s/noncontig.%s%s.dat", o.dir, prefix,
+                     coll ? "coll" : "ind");
+            for (char *c = path + strlen(o.dir) + 1; *c; c++)
+                if (*c == ':')
+                    *c = '_';
+            snprintf(fname, sizeof(fname), "%s%s", prefix, path);
+            double t = run_mpiio(&o, fname, coll, is_ufs ? none : hinted, buf, ftype);
+            verify(&o, path, ftype);
+            if (is_ufs)
+                ufs_time[coll] = t;
+            if (rank == 0) {
+                char vs[32] = "";
+                if (!is_ufs)
+                    snprintf(vs, sizeof(vs), "%.2fx", ufs_time[coll] / t);
+                printf("%-14s %-12s %9.3f %10.1f %12s %8.3gx\n", prefix,
+                       coll ? "collective" : "independent", t, mib / t, vs, raw / t);
+                fflush(stdout);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (rank == 0)
+                unlink(path);
+        }
+    }
+    MPI_Type_free(&ftype);
+    MPI_Info_free(&none);
+    MPI_Info_free(&hinted);
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# build-mpich.sh — build MPICH 4.0.2 with the bbfs ROMIO driver, cached.
+#
+# usage: tools/build-mpich.sh BUILDDIR [MPICH_SOURCE]
+#
+# MPICH_SOURCE is a directory or tarball; empty means Debian's source package
+# (apt-get source).  The expensive part (patched source, configure, full build)
+# lives in $BBFS_CACHE_DIR/mpich-<key>, where <key> hashes everything that
+# goes into it except the driver sources: the MPICH source, the ROMIO patch,
+# the configure flags, this script and the compiler.  The driver is linked
+# into that tree (src/mpi/romio/bbfs -> this checkout), so a driver change is
+# an incremental `make`, and the result is published as BUILDDIR/mpich.
+set -euo pipefail
+
+BUILDDIR=$(cd "${1:?usage: build-mpich.sh BUILDDIR [MPICH_SOURCE]}" && pwd)
+SOURCE=${2:-}
+TOPDIR=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${BBFS_CACHE_DIR:-${HOME:-/tmp}/.cache/bbfs}
+JOBS=${BBFS_JOBS:-$(nproc)}
+MPICH_VERSION=4.0.2
+PATCH="$TOPDIR/adio/mpich-patches/romio-register-bbfs.patch"
+CONFIG_FLAGS=(--with-device=ch3:nemesis --with-datatype-engine=dataloop
+              --with-hwloc=/usr --disable-fortran --disable-cxx
+              --enable-romio --with-file-system=ufs+nfs+testfs+bbfs
+              --disable-doc --enable-shared --disable-static)
+
+log() { printf '[build-mpich] %s\n' "$*" >&2; }
+now() { date +%s.%N; }
+T0=$(now)
+
+mkdir -p "$CACHE/downloads"
+
+# --- 1. locate the source and hash it ---------------------------------------
+if [ -z "$SOURCE" ]; then
+    tarball="$CACHE/downloads/mpich_${MPICH_VERSION}.orig.tar.xz"
+    if [ ! -s "$tarball" ]; then
+        log "fetching MPICH $MPICH_VERSION from Debian's source package"
+        tmp=$(mktemp -d "$CACHE/downloads/apt.XXXXXX")
+        ( cd "$tmp" && apt-get source --download-only "mpich=${MPICH_VERSION}-3" >/dev/null 2>&1 \
+          || apt-get source --download-only mpich >/dev/null ) \
+          || { log "apt-get source mpich failed: is a deb-src entry configured? (tools/install-deps.sh adds one)"; exit 1; }
+        f=$(ls "$tmp"/mpich_${MPICH_VERSION}.orig.tar.* 2>/dev/null | head -1)
+        [ -n "$f" ] || { log "Debian's mpich source is not version $MPICH_VERSION"; exit 1; }
+        mv "$f" "$tarball"; rm -rf "$tmp"
+    fi
+    SOURCE=$tarball
+fi
+if [ -d "$SOURCE" ]; then
+    SOURCE=$(cd "$SOURCE" && pwd)
+    [ -f "$SOURCE/src/mpi/romio/configure.ac" ] || { log "$SOURCE is not an MPICH source tree"; exit 1; }
+    src_hash=$(cd "$SOURCE" && find . -type f ! -path './src/mpi/romio/bbfs/*' -printf '%P %s %T@\n' | LC_ALL=C sort | sha256sum | cut -c1-64)
+elif [ -f "$SOURCE" ]; then
+    src_hash=$(sha256sum < "$SOURCE" | cut -c1-64)
+else
+    log "MPICH source '$SOURCE' is neither a directory nor a tarball"; exit 1
+fi
+
+key=$( { echo "$src_hash"; cat "$PATCH"; echo "${CONFIG_FLAGS[*]}";
+         sed -n '/^# --- 2/,$p' "$0"; ${CC:-gcc} --version | head -1; } | sha256sum | cut -c1-16)
+ROOT="$CACHE/mpich-$MPICH_VERSION-$key"
+SRC="$ROOT/src"; BLD="$ROOT/build"; PREFIX="$ROOT/prefix"
+mkdir -p "$ROOT"
+exec 9>"$ROOT/.lock"
+flock 9   # one build of a given tree at a time
+
+# --- 2. unpack, patch, regenerate ROMIO's build system ----------------------
+if [ ! -f "$ROOT/.patched" ]; then
+    log "cold build: preparing source in $SRC"
+    rm -rf "$SRC" "$BLD" "$PREFIX" "$ROOT"/.configured "$ROOT"/.built
+    mkdir -p "$SRC"
+    if [ -d "$SOURCE" ]; then cp -a "$SOURCE"/. "$SRC"/
+    else tar -xf "$SOURCE" -C "$SRC" --strip-components=1; fi
+    patch -d "$SRC" -p1 --quiet < "$PATCH"
+    ln -sfn "$TOPDIR" "$SRC/src/mpi/romio/bbfs"
+    # Only ROMIO's configure.ac changed; regenerate just that subproject.
+    ( cd "$SRC/src/mpi/romio" && autoreconf -fi >/dev/null 2>"$ROOT/autoreconf.log" ) \
+        || { log "autoreconf of ROMIO failed, see $ROOT/autoreconf.log"; exit 1; }
+    touch "$ROOT/.patched"
+fi
+# Point the tree at this checkout (a fresh clone elsewhere reuses the cache).
+ln -sfn "$TOPDIR" "$SRC/src/mpi/romio/bbfs"
+
+# --- 3. configure and build --------------------------------------------------
+if [ ! -f "$ROOT/.configured" ]; then
+    log "configuring MPICH (about a minute)"
+    mkdir -p "$BLD"
+    ( cd "$BLD" && "$SRC/configure" --prefix="$PREFIX" "${CONFIG_FLAGS[@]}" \
+        CFLAGS="-O2 -g" >"$ROOT/configure.log" 2>&1 ) \
+        || { log "MPICH configure failed, see $ROOT/configure.log"; tail -20 "$ROOT/configure.log" >&2; exit 1; }
+    touch "$ROOT/.configured"
+fi
+log "building MPICH in $BLD"
+if ! make -C "$BLD" -j"$JOBS" >"$ROOT/make.log" 2>&1; then
+    grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
+    log "MPICH build failed, see $ROOT/make.log"; exit 1
+fi
+make -C "$BLD" install >"$ROOT/install.log" 2>&1 \
+    || { tail -20 "$ROOT/install.log" >&2; log "MPICH install failed, see $ROOT/install.log"; exit 1; }
+# Debian's MPICH-linked programs (libhdf5-mpich, ...) ask for libmpich.so.12.
+ln -sfn libmpi.so.12 "$PREFIX/lib/libmpich.so.12"
+touch "$ROOT/.built"
+
+ln -sfn "$PREFIX" "$BUILDDIR/mpich"
+elapsed=$(awk -v a="$T0" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}')
+log "MPICH with bbfs ready: $BUILDDIR/mpich -> $PREFIX (${elapsed} s)"

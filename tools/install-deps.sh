@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian packages bbfs needs to build and test, and enables
+# deb-src so that MPICH's source package can be fetched.  Idempotent.
+set -euo pipefail
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
+# Debian 12 ships deb822 sources; add a matching deb-src entry once.
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list 2>/dev/null \
+   && ! grep -qs '^deb-src' /etc/apt/sources.list 2>/dev/null; then
+    $SUDO tee /etc/apt/sources.list.d/bbfs-deb-src.sources >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+
+PKGS=(
+    build-essential autoconf automake libtool pkg-config dpkg-dev patch
+    libhwloc-dev            # MPICH --with-hwloc=/usr
+    libucx-dev              # bbserver transport
+    libpmem-dev             # persistent-memory datalog path
+    googletest libgtest-dev # unit tests
+    clang                   # libFuzzer target for the metalog reader
+    python3
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+need_update=0
+[ ${#missing[@]} -gt 0 ] && need_update=1
+# apt-get source needs the source index even when every binary package is present.
+ls /var/lib/apt/lists/*Sources* >/dev/null 2>&1 || need_update=1
+if [ $need_update -eq 1 ]; then
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
