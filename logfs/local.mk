@@ -59,14 +59,16 @@ tests_unit_logfs_unit_SOURCES = \
 tests_unit_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS)
 tests_unit_logfs_unit_LDADD = $(LOGFS_LIB) @GTEST_LIBS@ @PMEM_LIBS@
 # The same tests once more with libpmem told that every mapping is pmem.
-TESTS += $(LOGFS_UNIT) tests/unit/pmem-forced.sh
-EXTRA_DIST += tests/unit/pmem-forced.sh
+TESTS += $(LOGFS_UNIT) tests/unit/pmem-forced.sh tests/unit/inspect-test.sh
+EXTRA_DIST += tests/unit/pmem-forced.sh tests/unit/inspect-test.sh
+check_PROGRAMS += tests/fuzz/make-seeds
 
 .PHONY: check-logfs fuzz-logfs
 # Build and run only logfs's tests (plain `make check` also builds MPICH).
-check-logfs: $(LOGFS_UNIT) tools/bbfs-inspect
+check-logfs: $(LOGFS_UNIT) tools/bbfs-inspect tests/fuzz/make-seeds
 	PMEM_IS_PMEM_FORCE=0 ./$(LOGFS_UNIT)
 	PMEM_IS_PMEM_FORCE=1 ./$(LOGFS_UNIT)
+	$(SHELL) $(srcdir)/tests/unit/inspect-test.sh
 
 # --- fuzzing the metalog reader (libFuzzer; needs clang) ------------------
 LOGFS_FUZZ_SRCS = tests/fuzz/fuzz_reader.c \
@@ -74,7 +76,6 @@ LOGFS_FUZZ_SRCS = tests/fuzz/fuzz_reader.c \
 	%reldir%/extents.c %reldir%/reader.c %reldir%/datalog_reader.c
 LOGFS_FUZZ_TIME = 60
 EXTRA_DIST += tests/fuzz/fuzz_reader.c
-noinst_PROGRAMS += tests/fuzz/make-seeds
 tests_fuzz_make_seeds_SOURCES = tests/fuzz/make-seeds.c
 tests_fuzz_make_seeds_CPPFLAGS = $(LOGFS_CPPFLAGS)
 tests_fuzz_make_seeds_CFLAGS = $(LOGFS_CFLAGS)

@@ -120,11 +120,10 @@ static struct node *lower_bound(const struct logfs_rangemap *m, uint64_t off)
     return best;
 }
 
-/* Cut [start, end) out of the map.  Needs one reserved node (for a range
- * that spans the hole and splits in two). */
-static void cut(struct logfs_rangemap *m, uint64_t start, uint64_t end)
+/* Cut [start, end) out of the map, starting from @p n = lower_bound(start).
+ * Needs one reserved node (for a range that spans the hole and splits). */
+static void cut(struct logfs_rangemap *m, struct node *n, uint64_t start, uint64_t end)
 {
-    struct node *n = lower_bound(m, start);
     while (n && n->start < end) {
         struct node *next = N(logfs_rb_next(&n->rb));
         if (n->start < start) {
@@ -164,6 +163,20 @@ static void place(struct logfs_rangemap *m, struct node *n)
         m->max = n;
 }
 
+/* Link @p n just before @p next (NULL: after the last range). */
+static void place_before(struct logfs_rangemap *m, struct node *n, struct node *next)
+{
+    if (next) {
+        logfs_rb_link_before(&m->tree, &next->rb, &n->rb);
+    } else if (m->max) {
+        logfs_rb_link(&m->tree, &m->max->rb, 1, &n->rb);
+        m->max = n;
+    } else {
+        logfs_rb_link(&m->tree, NULL, 0, &n->rb);
+        m->max = n;
+    }
+}
+
 int logfs_rangemap_insert(struct logfs_rangemap *m, uint64_t start, uint64_t end,
                           int32_t owner, uint64_t pos)
 {
@@ -187,9 +200,15 @@ int logfs_rangemap_insert(struct logfs_rangemap *m, uint64_t start, uint64_t end
         return LOGFS_OK;
     }
 
-    cut(m, start, end);
+    nb = lower_bound(m, start);
     n = take(m, start, end, owner, pos);
-    place(m, n);
+    if (!nb || nb->start >= end) {
+        /* Nothing overlaps: the search already found the place. */
+        place_before(m, n, nb);
+    } else {
+        cut(m, nb, start, end);
+        place(m, n);
+    }
 
     nb = N(logfs_rb_prev(&n->rb));
     if (nb && mergeable(nb, n)) {
@@ -211,7 +230,7 @@ int logfs_rangemap_remove(struct logfs_rangemap *m, uint64_t start, uint64_t end
         return LOGFS_EINVAL;
     if (reserve(m, 1) != LOGFS_OK)
         return LOGFS_ENOMEM;
-    cut(m, start, end);
+    cut(m, lower_bound(m, start), start, end);
     return LOGFS_OK;
 }
 

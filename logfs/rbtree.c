@@ -107,6 +107,19 @@ void logfs_rb_link_after(struct logfs_rb_tree *t, struct logfs_rb_node *at,
     logfs_rb_link(t, at, 0, node);
 }
 
+void logfs_rb_link_before(struct logfs_rb_tree *t, struct logfs_rb_node *at,
+                          struct logfs_rb_node *node)
+{
+    if (!at->child[0]) {
+        logfs_rb_link(t, at, 0, node);
+        return;
+    }
+    at = at->child[0];
+    while (at->child[1])
+        at = at->child[1];
+    logfs_rb_link(t, at, 1, node);
+}
+
 static void erase_fixup(struct logfs_rb_tree *t, struct logfs_rb_node *x, struct logfs_rb_node *xp)
 {
     while (x != t->root && !is_red(x)) {

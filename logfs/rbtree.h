@@ -36,6 +36,10 @@ void logfs_rb_link(struct logfs_rb_tree *t, struct logfs_rb_node *parent, int di
 void logfs_rb_link_after(struct logfs_rb_tree *t, struct logfs_rb_node *at,
                          struct logfs_rb_node *node);
 
+/* Link @p node immediately before @p at in order, then rebalance. */
+void logfs_rb_link_before(struct logfs_rb_tree *t, struct logfs_rb_node *at,
+                          struct logfs_rb_node *node);
+
 /* Unlink @p node and rebalance; the node's memory is the caller's. */
 void logfs_rb_erase(struct logfs_rb_tree *t, struct logfs_rb_node *node);
 

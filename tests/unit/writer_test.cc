@@ -311,3 +311,23 @@ TEST_F(Writer, SetSizeIsLoggedInOrderWithWrites)
     EXPECT_EQ(4u, r.records[1].u.setsize.size);
     EXPECT_EQ(LOGFS_REC_WRITE, r.records[2].type);
 }
+
+TEST_F(Writer, LargeAppendsBypassTheBufferWithoutReorderingData)
+{
+    auto o = Opts(dir, "f");
+    o.buffer_size = 256 << 10;
+    Open(o);
+    std::vector<uint8_t> want;
+    for (int i = 0; i < 40; i++) {
+        // Small (buffered), large (written directly after the buffer), odd sizes.
+        size_t len = i % 3 == 0 ? 100 + i : i % 3 == 1 ? (64 << 10) + i : (300 << 10);
+        auto d = Pattern(len, (uint32_t)i);
+        ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, want.size(), d.data(), d.size(), &err)) << err.msg;
+        want.insert(want.end(), d.begin(), d.end());
+    }
+    std::vector<uint8_t> back(want.size());
+    ASSERT_EQ(LOGFS_OK, logfs_writer_read_data(w, 0, back.data(), back.size(), &err));
+    EXPECT_EQ(want, back);
+    Close();
+    EXPECT_EQ(want, ReadFile(Data()));
+}

@@ -1,0 +1,147 @@
+/*
+ * Manifest text: format and parse (see manifest.h for the layout).
+ */
+#include "manifest.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int logfs_manifest_init(struct logfs_manifest *m, uint64_t file_id, uint32_t nwriters)
+{
+    memset(m, 0, sizeof(*m));
+    if (nwriters == 0)
+        return LOGFS_EINVAL;
+    m->w = calloc(nwriters, sizeof(*m->w));
+    if (!m->w)
+        return LOGFS_ENOMEM;
+    m->file_id = file_id;
+    m->nwriters = nwriters;
+    return LOGFS_OK;
+}
+
+int logfs_manifest_set(struct logfs_manifest *m, uint32_t rank, const char *host,
+                       const char *metalog)
+{
+    if (rank >= m->nwriters || strlen(host) >= LOGFS_MANIFEST_HOST_MAX || strpbrk(host, " \t\n")
+        || !host[0] || metalog[0] != '/' || strchr(metalog, '\n'))
+        return LOGFS_EINVAL;
+    char *copy = strdup(metalog);
+    if (!copy)
+        return LOGFS_ENOMEM;
+    free(m->w[rank].metalog);
+    m->w[rank].metalog = copy;
+    snprintf(m->w[rank].host, sizeof(m->w[rank].host), "%s", host);
+    return LOGFS_OK;
+}
+
+int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *len)
+{
+    size_t cap = 128;
+    for (uint32_t r = 0; r < m->nwriters; r++) {
+        if (!m->w[r].metalog)
+            return LOGFS_EINVAL;
+        cap += 40 + strlen(m->w[r].host) + strlen(m->w[r].metalog);
+    }
+    char *out = malloc(cap);
+    if (!out)
+        return LOGFS_ENOMEM;
+    size_t n = (size_t) snprintf(out, cap, "bbfs-manifest %d\nfile_id %016" PRIx64 "\nwriters %" PRIu32 "\n",
+                                 LOGFS_MANIFEST_VERSION, m->file_id, m->nwriters);
+    for (uint32_t r = 0; r < m->nwriters; r++)
+        n += (size_t) snprintf(out + n, cap - n, "writer %" PRIu32 " %s %s\n", r, m->w[r].host,
+                               m->w[r].metalog);
+    *text = out;
+    *len = n;
+    return LOGFS_OK;
+}
+
+/* Next line of [*p, end) without its newline, NUL-terminated in buf. */
+static int next_line(const char **p, const char *end, char *buf, size_t cap)
+{
+    const char *nl = memchr(*p, '\n', (size_t) (end - *p));
+    size_t n;
+    if (!nl)
+        return -1;              /* no complete line: a torn manifest */
+    n = (size_t) (nl - *p);
+    if (n >= cap)
+        return -1;
+    memcpy(buf, *p, n);
+    buf[n] = '\0';
+    *p = nl + 1;
+    return 0;
+}
+
+int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
+                         struct logfs_error *err)
+{
+    const char *p = text, *end = text + len;
+    char line[8192], host[LOGFS_MANIFEST_HOST_MAX], path[8000];
+    int version, lineno = 1, rc;
+    uint64_t id;
+    uint32_t n, rank;
+
+    memset(m, 0, sizeof(*m));
+    if (next_line(&p, end, line, sizeof(line)) || sscanf(line, "bbfs-manifest %d", &version) != 1)
+        return logfs_fail(err, LOGFS_EFORMAT, 0, "not a bbfs manifest (first line \"%.40s\")",
+                          len ? line : "");
+    if (version != LOGFS_MANIFEST_VERSION)
+        return logfs_fail(err, LOGFS_EVERSION, 0, "manifest version %d, this bbfs reads %d",
+                          version, LOGFS_MANIFEST_VERSION);
+    lineno++;
+    if (next_line(&p, end, line, sizeof(line)) || sscanf(line, "file_id %" SCNx64, &id) != 1)
+        return logfs_fail(err, LOGFS_ECORRUPT, 0, "manifest line %d: expected file_id", lineno);
+    lineno++;
+    if (next_line(&p, end, line, sizeof(line)) || sscanf(line, "writers %" SCNu32, &n) != 1
+        || n == 0 || n > (1u << 24))
+        return logfs_fail(err, LOGFS_ECORRUPT, 0, "manifest line %d: expected writers N", lineno);
+    if ((rc = logfs_manifest_init(m, id, n)) != LOGFS_OK)
+        return logfs_fail(err, rc, 0, "manifest: cannot allocate %" PRIu32 " writers", n);
+    for (uint32_t k = 0; k < n; k++) {
+        lineno++;
+        if (next_line(&p, end, line, sizeof(line))
+            || sscanf(line, "writer %" SCNu32 " %255s %7999[^\n]", &rank, host, path) != 3
+            || rank != k || logfs_manifest_set(m, rank, host, path) != LOGFS_OK) {
+            logfs_manifest_free(m);
+            return logfs_fail(err, LOGFS_ECORRUPT, 0,
+                              "manifest line %d: expected \"writer %" PRIu32 " HOST /PATH\"",
+                              lineno, k);
+        }
+    }
+    return LOGFS_OK;
+}
+
+void logfs_manifest_free(struct logfs_manifest *m)
+{
+    for (uint32_t r = 0; m->w && r < m->nwriters; r++)
+        free(m->w[r].metalog);
+    free(m->w);
+    memset(m, 0, sizeof(*m));
+}
+
+int logfs_manifest_path(const char *path, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t) (slash - path + 1) : 0;
+    int n = snprintf(out, len, "%.*s.%s.bbfs-manifest", (int) dirlen, path, path + dirlen);
+    return (n < 0 || (size_t) n >= len) ? -1 : 0;
+}
+
+char *logfs_manifest_datalog(const struct logfs_manifest *m, uint32_t rank)
+{
+    const char *ml = m->w[rank].metalog;
+    size_t n = strlen(ml);
+    const char *suffix = ".metalog";
+    size_t sl = strlen(suffix);
+    char *out = malloc(n + sizeof(".datalog"));
+    if (!out)
+        return NULL;
+    if (n > sl && !strcmp(ml + n - sl, suffix))
+        snprintf(out, n + sizeof(".datalog"), "%.*s.datalog", (int) (n - sl), ml);
+    else
+        snprintf(out, n + sizeof(".datalog"), "%s.datalog", ml);
+    return out;
+}

@@ -1,0 +1,83 @@
+/*
+ * The manifest: a small text file beside the canonical file that exists
+ * while logs are pending.  It says which logs hold the file's newer bytes,
+ * so that delete, a later open and bbfs-replay find them:
+ *
+ *     bbfs-manifest 1
+ *     file_id 00c0ffee12345678
+ *     writers 2
+ *     writer 0 node17 /local/bb/out.dat.00c0ffee12345678.0.metalog
+ *     writer 1 node17 /local/bb/out.dat.00c0ffee12345678.1.metalog
+ *
+ * Each datalog is its metalog's path with ".datalog" for ".metalog".  Paths
+ * may not contain newlines; hosts may not contain blanks.
+ */
+#ifndef LOGFS_MANIFEST_H
+#define LOGFS_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LOGFS_MANIFEST_VERSION 1
+#define LOGFS_MANIFEST_HOST_MAX 256
+
+struct logfs_manifest_writer {
+    char host[LOGFS_MANIFEST_HOST_MAX]; /* where the logs are (node-local storage) */
+    char *metalog;                      /* absolute path of the metalog (malloc'ed) */
+};
+
+struct logfs_manifest {
+    uint64_t file_id;                   /* the id in every metalog header */
+    uint32_t nwriters;                  /* writers, ranks 0 .. nwriters-1 */
+    struct logfs_manifest_writer *w;    /* nwriters entries, by rank */
+};
+
+/*
+ * Allocate an empty manifest for @p nwriters writers.
+ * @return LOGFS_OK, LOGFS_EINVAL (0 writers), LOGFS_ENOMEM
+ */
+int logfs_manifest_init(struct logfs_manifest *m, uint64_t file_id, uint32_t nwriters);
+
+/* Set writer @p rank's host and metalog path (copied).  @return LOGFS_OK, LOGFS_EINVAL, LOGFS_ENOMEM */
+int logfs_manifest_set(struct logfs_manifest *m, uint32_t rank, const char *host,
+                       const char *metalog);
+
+/*
+ * Render @p m as text.
+ * @param[out] text  malloc'ed, NUL-terminated; the caller frees it
+ * @param[out] len   its length without the NUL
+ * @return LOGFS_OK, LOGFS_EINVAL (a writer missing, a newline in a path), LOGFS_ENOMEM
+ */
+int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *len);
+
+/*
+ * Parse manifest text.  Every line is checked; anything unexpected is
+ * LOGFS_ECORRUPT with the line number in @p err.
+ * @return LOGFS_OK, LOGFS_EFORMAT (not a manifest), LOGFS_EVERSION, LOGFS_ECORRUPT, LOGFS_ENOMEM
+ */
+int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
+                         struct logfs_error *err);
+
+/* Free what init/parse allocated; the struct may be reused. */
+void logfs_manifest_free(struct logfs_manifest *m);
+
+/*
+ * The manifest's name for canonical file @p path: "dir/.base.bbfs-manifest".
+ * @return 0, or -1 if @p out (of size @p len) is too small
+ */
+int logfs_manifest_path(const char *path, char *out, size_t len);
+
+/* Writer @p rank's datalog path from its metalog path (malloc'ed), or NULL. */
+char *logfs_manifest_datalog(const struct logfs_manifest *m, uint32_t rank);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
