@@ -24,7 +24,7 @@ PKGS=(
     libucx-dev              # bbserver transport
     libpmem-dev             # persistent-memory datalog path
     googletest libgtest-dev # unit tests
-    clang                   # libFuzzer target for the metalog reader
+    clang libclang-rt-14-dev  # libFuzzer target for the metalog reader
     python3
 )
 

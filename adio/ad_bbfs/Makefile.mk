@@ -18,6 +18,24 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_iio.c             \
     bbfs/adio/ad_bbfs/ad_bbfs_fcntl.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_delete.c          \
-    bbfs/adio/ad_bbfs/ad_bbfs_features.c
+    bbfs/adio/ad_bbfs/ad_bbfs_features.c       \
+    bbfs/adio/ad_bbfs/ad_bbfs_view.c           \
+    bbfs/adio/ad_bbfs/ad_bbfs_log.c            \
+    bbfs/adio/ad_bbfs/ad_bbfs_write.c          \
+    bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
+    bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \
+    bbfs/logfs/errors.c                         \
+    bbfs/logfs/fsutil.c                         \
+    bbfs/logfs/crc32c.c                         \
+    bbfs/logfs/extents.c                        \
+    bbfs/logfs/rbtree.c                         \
+    bbfs/logfs/rangemap.c                       \
+    bbfs/logfs/index.c                          \
+    bbfs/logfs/datalog.c                        \
+    bbfs/logfs/writer.c                         \
+    bbfs/logfs/reader.c                         \
+    bbfs/logfs/datalog_reader.c                 \
+    bbfs/logfs/planner.c                        \
+    bbfs/logfs/manifest.c
 
 endif BUILD_AD_BBFS

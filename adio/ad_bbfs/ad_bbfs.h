@@ -35,8 +35,12 @@ typedef struct ADIOI_BBFS_Hints {
     int replay_given;           /* user chose bbfs_replay (else depends on amode) */
     ADIO_Offset buffer_size;    /* aggregation buffer, bytes */
     int durable;                /* fdatasync logs at sync points */
-    char server[256];           /* bbserver address; "" = start/find one */
+    char server[256];           /* bbserver address; "auto" = start/find one */
+    int progress;               /* rank 0 reports replay progress on stderr */
 } ADIOI_BBFS_Hints;
+
+struct logfs_writer;
+struct logfs_rangemap;
 
 typedef struct ADIOI_BBFS_File {
     ADIO_File lower;            /* canonical file, opened through the lower driver */
@@ -44,7 +48,30 @@ typedef struct ADIOI_BBFS_File {
     ADIOI_BBFS_Hints hints;
     int hint_error;             /* ADIO_Open drops SetInfo's error code; OpenColl
                                  * reports this one instead */
+    int lower_fstype;           /* the lower driver, for side files (manifest) */
+    ADIOI_Fns *lower_ops;
+    char *canonical;            /* canonical file path as the lower driver sees it */
+
+    /* Logging (ad_bbfs_log.c).  writer != NULL while writes go to the logs. */
+    struct logfs_writer *writer;
+    int log_writes;             /* this handle logs (not RDONLY, not a side file) */
+    int write_through;          /* atomic mode: writes go straight to the lower file */
+    uint64_t file_id;           /* in every metalog header and the manifest */
+    int nwriters;               /* processes that opened the file */
+    char **metalogs;            /* metalog path of every writer, by rank */
+    ADIO_Offset own_end;        /* end of the furthest byte this process logged */
+
+    /* Other processes' synced writes (ad_bbfs_read.c), rebuilt after a sync. */
+    int remote_stale;
+    struct logfs_rangemap *remote;      /* owner = writer rank, pos = datalog offset */
+    ADIO_Offset remote_end;
+    int *datalog_fds;           /* other writers' datalogs, opened when first read */
 } ADIOI_BBFS_File;
+
+/* One contiguous piece of an access: file offset, length, and where it sits
+ * in the packed user data.  Returns nonzero to stop the walk. */
+typedef int (*ADIOI_BBFS_extent_fn) (void *arg, ADIO_Offset off, ADIO_Offset len,
+                                     ADIO_Offset data_off);
 
 /* ad_bbfs_open.c / ad_bbfs_close.c */
 void ADIOI_BBFS_Open(ADIO_File fd, int *error_code);
@@ -105,6 +132,50 @@ int ADIOI_BBFS_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int 
 /* ad_bbfs_delete.c / ad_bbfs_features.c */
 void ADIOI_BBFS_Delete(const char *filename, int *error_code);
 int ADIOI_BBFS_Feature(ADIO_File fd, int flag);
+
+/* ad_bbfs_view.c */
+int ADIOI_BBFS_Walk_view(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
+                         ADIO_Offset nbytes, ADIOI_BBFS_extent_fn fn, void *arg,
+                         ADIO_Offset * next_fp);
+
+/* ad_bbfs_log.c: the logging session of one open file */
+void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
+void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code);
+int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);
+void ADIOI_BBFS_Replay_pending(ADIO_File fd, int *error_code);
+int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf);
+
+/* ad_bbfs_write.c / ad_bbfs_read.c: logged writes, reads from every source */
+void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                          int file_ptr_type, ADIO_Offset offset, int contig_call,
+                          ADIO_Status * status, int *error_code);
+void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                         int file_ptr_type, ADIO_Offset offset, int contig_call,
+                         ADIO_Status * status, int *error_code);
+ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf);
+
+/* ad_bbfs_replay.c: logs -> canonical file, collective over comm */
+int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
+                      char *const *metalogs, int nwriters, int progress);
+
+/* ADIOI_Free aborts on NULL; most of our frees may see one. */
+#define ADIOI_BBFS_FREE(p) do { if (p) ADIOI_Free(p); } while (0)
+
+/* Writes go to the logs (else straight to the lower file). */
+static inline int ADIOI_BBFS_Logging(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = (ADIOI_BBFS_File *) fd->fs_ptr;
+    return bf->writer != NULL && !bf->write_through;
+}
+
+/* Reads must look at logs (some exist for this open file). */
+static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
+{
+    return ((ADIOI_BBFS_File *) fd->fs_ptr)->metalogs != NULL;
+}
 
 /* ad_bbfs_common.c */
 void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIOI_Fns ** ops,

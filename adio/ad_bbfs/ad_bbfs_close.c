@@ -1,5 +1,6 @@
 /*
- * Closing a bbfs file closes the lower file and releases the stack.
+ * Closing a bbfs file ends the last epoch, replays the logs unless replay is
+ * deferred (bbfs_replay), closes the lower file and releases the stack.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -9,17 +10,22 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     ADIO_File lo = bf->lower;
     MPI_File lower_handle;
+    int close_err;
 
+    ADIOI_BBFS_Log_close(fd, bf->hints.replay == ADIOI_BBFS_REPLAY_ON_CLOSE, error_code);
     /* The lower handle only borrowed the view; ADIO_Close would free it. */
     lo->etype = MPI_BYTE;
     lo->filetype = MPI_BYTE;
-    ADIO_Close(lo, error_code);
+    ADIO_Close(lo, &close_err);
+    if (*error_code == MPI_SUCCESS)
+        *error_code = close_err;
     lower_handle = lo;
     MPIO_File_free(&lower_handle);
 
     if (bf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&bf->open_info);
-    ADIOI_Free(bf);
+    ADIOI_BBFS_FREE(bf->canonical);
+    ADIOI_BBFS_FREE(bf);
     fd->fs_ptr = NULL;
     fd->fd_sys = -1;
 }

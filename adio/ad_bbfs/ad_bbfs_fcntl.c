@@ -1,12 +1,37 @@
 /*
  * File-level control: size, preallocation, atomicity, sync, resize, locks.
- * All of them concern the canonical file, so they go to the lower handle.
+ *
+ * Atomic mode: bbfs keeps exact MPI semantics by not logging.  Turning it
+ * on replays what is pending into the canonical file and writes go through
+ * the lower driver (with its locks) until it is turned off again.
+ * set_size likewise replays first and then resizes the canonical file, so
+ * truncation needs no special case in the logs' readers.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
 
 void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *error_code)
 {
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    if (flag == ADIO_FCNTL_GET_FSIZE && ADIOI_BBFS_Reads_logs(fd)) {
+        fcntl_struct->fsize = ADIOI_BBFS_Logged_size(fd, error_code);
+        return;
+    }
+    if (flag == ADIO_FCNTL_SET_ATOMICITY && bf->log_writes) {
+        /* collective: every process of the file calls set_atomicity */
+        if (fcntl_struct->atomicity && !bf->write_through) {
+            bf->write_through = 1;
+            ADIOI_BBFS_Log_flush_to_canonical(fd, error_code);
+        } else if (!fcntl_struct->atomicity && bf->write_through) {
+            bf->write_through = 0;
+            ADIOI_BBFS_Log_open(fd, error_code);
+        }
+        if (*error_code != MPI_SUCCESS)
+            return;
+    }
+    /* Preallocation (rank 0 only) may rewrite old canonical bytes: logs
+     * hold anything newer and are replayed over them later. */
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
 
     ADIO_Fcntl(lo, flag, fcntl_struct, error_code);
@@ -15,14 +40,21 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
     ADIOI_BBFS_Lower_end(fd);
 }
 
+/* MPI_File_sync: end the epoch; durable logs if bbfs_durable. */
 void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code)
 {
+    if (ADIOI_BBFS_Reads_logs(fd)) {
+        ADIOI_BBFS_Log_sync(fd, error_code);
+        return;
+    }
     ADIO_Flush(ADIOI_BBFS_Private(fd)->lower, error_code);
 }
 
 void ADIOI_BBFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
 {
-    ADIO_Resize(ADIOI_BBFS_Private(fd)->lower, size, error_code);
+    ADIOI_BBFS_Log_flush_to_canonical(fd, error_code);
+    if (*error_code == MPI_SUCCESS)
+        ADIO_Resize(ADIOI_BBFS_Private(fd)->lower, size, error_code);
 }
 
 int ADIOI_BBFS_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,

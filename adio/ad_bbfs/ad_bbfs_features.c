@@ -1,7 +1,7 @@
 /*
  * What a bbfs file supports is what its lower file supports, except that
  * the open itself is bbfs's and not scalable (every rank opens the lower
- * file through ADIO_Open).
+ * file through ADIO_Open), and every process takes part in a resize.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -12,5 +12,8 @@ int ADIOI_BBFS_Feature(ADIO_File fd, int flag)
 
     if (flag == ADIO_SCALABLE_OPEN || !bf || !bf->lower)
         return 0;
+    /* Resize replays the logs, which needs every process. */
+    if (flag == ADIO_SCALABLE_RESIZE)
+        return 1;
     return ADIO_Feature(bf->lower, flag);
 }

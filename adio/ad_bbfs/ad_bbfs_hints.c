@@ -82,6 +82,7 @@ static void default_hints(ADIOI_BBFS_Hints * h)
     h->replay_given = 0;
     h->buffer_size = BBFS_BUFFER_DEFAULT;
     h->durable = 0;
+    h->progress = 0;
     snprintf(h->server, sizeof(h->server), "auto");
 }
 
@@ -131,6 +132,10 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
         if ((i = choice_index(value, bool_names)) < 0)
             return hint_error(key, value, "true|false");
         h->durable = i;
+    } else if (!strcmp(key, "bbfs_progress")) {
+        if ((i = choice_index(value, bool_names)) < 0)
+            return hint_error(key, value, "true|false");
+        h->progress = i;
     } else if (!strcmp(key, "bbfs_server")) {
         if (!value[0] || strlen(value) >= sizeof(h->server))
             return hint_error(key, value, "expected \"auto\" or a bbserver address");
@@ -138,7 +143,7 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
     } else {
         return hint_error(key, value, "unknown bbfs hint; known: bbfs_logdir, "
                           "bbfs_consistency, bbfs_replay, bbfs_buffer_size, "
-                          "bbfs_durable, bbfs_server");
+                          "bbfs_durable, bbfs_server, bbfs_progress");
     }
     return MPI_SUCCESS;
 }
@@ -201,6 +206,7 @@ static void install_in_force(ADIO_File fd, const ADIOI_BBFS_Hints * h)
     ADIOI_Info_set(fd->info, "bbfs_buffer_size", v);
     ADIOI_Info_set(fd->info, "bbfs_durable", bool_names[h->durable]);
     ADIOI_Info_set(fd->info, "bbfs_server", h->server);
+    ADIOI_Info_set(fd->info, "bbfs_progress", bool_names[h->progress]);
 }
 
 void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)

@@ -1,15 +1,34 @@
 /*
- * Nonblocking reads and writes, forwarded like the blocking ones.  The lower
- * driver creates the request; completion goes through ROMIO's generic
- * request functions, which do not depend on the driver.
+ * Nonblocking reads and writes.  Appending to a log is a memory copy most of
+ * the time, so a logged access is done at once and returns a completed
+ * request.  Otherwise the lower driver creates the request; completion goes
+ * through ROMIO's generic request functions, which do not depend on the
+ * driver.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+
+static void completed(ADIO_File fd, int count, MPI_Datatype datatype, ADIO_Request * request,
+                      int *error_code)
+{
+    MPI_Count size;
+    MPI_Type_size_x(datatype, &size);
+    MPIO_Completed_request_create(&fd, (MPI_Offset) count * size, error_code, request);
+}
 
 void ADIOI_BBFS_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                             int *error_code)
 {
+    if (ADIOI_BBFS_Reads_logs(fd)) {
+        ADIO_Status st;
+        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 1, &st,
+                             error_code);
+        if (*error_code == MPI_SUCCESS)
+            completed(fd, count, datatype, request, error_code);
+        return;
+    }
+
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IreadContig(lo, buf, count, datatype, file_ptr_type, offset, request, error_code);
     ADIOI_BBFS_Lower_end(fd);
@@ -19,6 +38,15 @@ void ADIOI_BBFS_IwriteContig(ADIO_File fd, const void *buf, int count, MPI_Datat
                              int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                              int *error_code)
 {
+    if (ADIOI_BBFS_Logging(fd)) {
+        ADIO_Status st;
+        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 1, &st,
+                             error_code);
+        if (*error_code == MPI_SUCCESS)
+            completed(fd, count, datatype, request, error_code);
+        return;
+    }
+
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IwriteContig(lo, buf, count, datatype, file_ptr_type, offset, request, error_code);
     ADIOI_BBFS_Lower_end(fd);
@@ -28,6 +56,15 @@ void ADIOI_BBFS_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype da
                              int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                              int *error_code)
 {
+    if (ADIOI_BBFS_Reads_logs(fd)) {
+        ADIO_Status st;
+        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, &st,
+                             error_code);
+        if (*error_code == MPI_SUCCESS)
+            completed(fd, count, datatype, request, error_code);
+        return;
+    }
+
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IreadStrided(lo, buf, count, datatype, file_ptr_type, offset, request, error_code);
     ADIOI_BBFS_Lower_end(fd);
@@ -37,6 +74,15 @@ void ADIOI_BBFS_IwriteStrided(ADIO_File fd, const void *buf, int count, MPI_Data
                               int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                               int *error_code)
 {
+    if (ADIOI_BBFS_Logging(fd)) {
+        ADIO_Status st;
+        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 0, &st,
+                             error_code);
+        if (*error_code == MPI_SUCCESS)
+            completed(fd, count, datatype, request, error_code);
+        return;
+    }
+
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IwriteStrided(lo, buf, count, datatype, file_ptr_type, offset, request, error_code);
     ADIOI_BBFS_Lower_end(fd);
@@ -46,6 +92,15 @@ void ADIOI_BBFS_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatyp
                                  int file_ptr_type, ADIO_Offset offset,
                                  ADIO_Request * request, int *error_code)
 {
+    if (ADIOI_BBFS_Reads_logs(fd)) {
+        ADIO_Status st;
+        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, &st,
+                             error_code);
+        if (*error_code == MPI_SUCCESS)
+            completed(fd, count, datatype, request, error_code);
+        return;
+    }
+
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IreadStridedColl(lo, buf, count, datatype, file_ptr_type, offset, request,
                           error_code);
@@ -56,6 +111,15 @@ void ADIOI_BBFS_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                   MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                   ADIO_Request * request, int *error_code)
 {
+    if (ADIOI_BBFS_Logging(fd)) {
+        ADIO_Status st;
+        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 0, &st,
+                             error_code);
+        if (*error_code == MPI_SUCCESS)
+            completed(fd, count, datatype, request, error_code);
+        return;
+    }
+
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IwriteStridedColl(lo, buf, count, datatype, file_ptr_type, offset, request,
                            error_code);

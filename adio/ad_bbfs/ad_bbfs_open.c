@@ -46,7 +46,8 @@ static void free_private(ADIO_File fd)
         return;
     if (bf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&bf->open_info);
-    ADIOI_Free(bf);
+    ADIOI_BBFS_FREE(bf->canonical);
+    ADIOI_BBFS_FREE(bf);
     fd->fs_ptr = NULL;
 }
 
@@ -68,6 +69,20 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
                              error_code);
     if (*error_code != MPI_SUCCESS)
         goto fn_fail;
+    bf->lower_fstype = lower_fstype;
+    bf->lower_ops = lower_ops;
+    bf->canonical = ADIOI_Strdup(lower_path);
+    MPI_Comm_size(fd->comm, &bf->nwriters);
+    /* Scratch files (ROMIO's shared file pointer, DELETE_ON_CLOSE) are never
+     * logged: nothing of them outlives the job, and the shared pointer must
+     * be seen by every process at once. */
+    bf->log_writes = !(access_mode & ADIO_RDONLY) && !(access_mode & ADIO_DELETE_ON_CLOSE);
+
+    /* Logs an earlier job left pending become the canonical file first, so
+     * the lower open below (and MPI_MODE_APPEND's end of file) sees them. */
+    ADIOI_BBFS_Replay_pending(fd, error_code);
+    if (*error_code != MPI_SUCCESS)
+        goto fn_fail;
 
     /* The lower file is a complete ADIO file with its own communicator,
      * hints and aggregators, so collective I/O on it is the lower driver's
@@ -85,6 +100,10 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
 
     fd->access_mode = access_mode;
     fd->is_open = 1;
+    /* ROMIO's generic shared-pointer and locking code keys on the file
+     * system type (NFS locks inside its own read/write calls, so the generic
+     * code must not lock around them): present the lower driver's. */
+    fd->file_system = lo->file_system;
     /* Generic code (locks, shared file pointer) uses fd_sys directly. */
     fd->fd_sys = lo->fd_sys;
     fd->blksize = lo->blksize;
@@ -93,6 +112,16 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
 
     ADIOI_BBFS_Hints_resolve_at_open(fd, access_mode);
     merge_lower_info(fd, lo);
+
+    ADIOI_BBFS_Log_open(fd, error_code);
+    if (*error_code != MPI_SUCCESS) {
+        int close_err;
+        MPI_File h = lo;
+        ADIO_Close(lo, &close_err);
+        MPIO_File_free(&h);
+        bf->lower = NULL;
+        goto fn_fail;
+    }
     return;
 
   fn_fail:

@@ -1,0 +1,309 @@
+/*
+ * Reads on a logging bbfs file.  For each byte the newest source wins:
+ *
+ *   1. this process's writes of the current (open) epoch, from its own log;
+ *   2. every writer's synced writes (this process's included), newest epoch
+ *      first, from the writer's datalog: on one node the other processes'
+ *      datalogs are files here (across nodes it is bbserver's job);
+ *   3. the canonical file, through the lower driver.
+ *
+ * One request may be served from all three.  When (2) is looked at depends
+ * on bbfs_consistency:
+ *
+ *   mpiio    rebuilt from the metalogs after a sync point, when the next read
+ *            needs it (so a write-only job never pays for it);
+ *   commit   rebuilt before every read (others' syncs are not announced);
+ *   posix    rebuilt before every read, including writes not yet synced
+ *            (writers flush after every write);
+ *   session  never: others' writes show only after close and a new open.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../logfs/planner.h"
+#include "../../logfs/rangemap.h"
+#include "../../logfs/writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
+{
+    logfs_rangemap_destroy(bf->remote);
+    bf->remote = NULL;
+    bf->remote_stale = 1;
+    for (int r = 0; bf->datalog_fds && r < bf->nwriters; r++)
+        if (bf->datalog_fds[r] >= 0)
+            close(bf->datalog_fds[r]);
+    ADIOI_BBFS_FREE(bf->datalog_fds);
+    bf->datalog_fds = NULL;
+}
+
+struct remote_build {
+    struct logfs_rangemap *map;
+    ADIO_Offset end;
+    int rc;
+};
+
+static int add_remote_piece(void *arg, const struct logfs_replay_piece *p)
+{
+    struct remote_build *rb = arg;
+
+    rb->rc = logfs_rangemap_insert(rb->map, p->offset, p->offset + p->length,
+                                   (int32_t) p->writer, p->dlog_off);
+    if ((ADIO_Offset) (p->offset + p->length) > rb->end)
+        rb->end = (ADIO_Offset) (p->offset + p->length);
+    return rb->rc != LOGFS_OK;
+}
+
+/* Which writer's datalog holds each synced byte, newest epoch winning. */
+static int remote_needs_rebuild(const ADIOI_BBFS_File * bf)
+{
+    return bf->remote_stale || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COMMIT
+        || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX;
+}
+
+static int build_remote(ADIOI_BBFS_File * bf)
+{
+    static char myname[] = "ADIOI_BBFS_READ_REMOTE";
+    struct logfs_plan *plan;
+    struct logfs_error le;
+    struct remote_build rb = { NULL, 0, LOGFS_OK };
+    uint64_t lo, hi;
+    int rc;
+
+    struct logfs_plan_opts po = { 0, bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX };
+
+    ADIOI_BBFS_Remote_reset(bf);
+    if (!bf->metalogs || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION) {
+        bf->remote_stale = 0;
+        return MPI_SUCCESS;
+    }
+    rc = logfs_plan_build((const char *const *) bf->metalogs, (size_t) bf->nwriters, &po,
+                          &plan, &le);
+    if (rc != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    rc = logfs_rangemap_create(&rb.map);
+    for (uint64_t e = 0; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
+        rc = logfs_plan_domain(plan, e, 0, 1, &lo, &hi, add_remote_piece, &rb);
+        if (rc != LOGFS_OK && rb.rc != LOGFS_OK)
+            rc = rb.rc;
+    }
+    logfs_plan_free(plan);
+    if (rc != LOGFS_OK) {
+        logfs_rangemap_destroy(rb.map);
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot index other processes' logs");
+    }
+    bf->remote = rb.map;
+    bf->remote_end = rb.end;
+    bf->datalog_fds = ADIOI_Malloc(sizeof(int) * bf->nwriters);
+    for (int r = 0; r < bf->nwriters; r++)
+        bf->datalog_fds[r] = -1;
+    bf->remote_stale = 0;
+    return MPI_SUCCESS;
+}
+
+struct read_ctx {
+    ADIO_File fd;
+    ADIOI_BBFS_File *bf;
+    char *packed;               /* the whole request, packed */
+    char *dst;                  /* destination of the extent being resolved */
+    ADIO_Offset base;           /* file offset of dst[0] */
+    int rank;                   /* this process: its datalog is read through its writer */
+    int err;                    /* MPI error code */
+};
+
+static int read_lower(struct read_ctx *c, ADIO_Offset off, ADIO_Offset len)
+{
+    ADIO_File lo = c->bf->lower;
+    ADIO_Status st;
+    MPI_Count got = 0;
+    char *p = c->dst + (off - c->base);
+
+    ADIO_ReadContig(lo, p, (int) len, MPI_BYTE, ADIO_EXPLICIT_OFFSET, off, &st, &c->err);
+    if (c->err != MPI_SUCCESS)
+        return 1;
+    MPI_Get_count(&st, MPI_BYTE, (int *) &got);
+    if (got < 0 || got > len)
+        got = 0;
+    /* Past the canonical file's end, but inside the file logs made longer. */
+    memset(p + got, 0, (size_t) (len - got));
+    return 0;
+}
+
+static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offset off,
+                        ADIO_Offset len)
+{
+    static char myname[] = "ADIOI_BBFS_READ_DATALOG";
+    ADIOI_BBFS_File *bf = c->bf;
+    char *p = c->dst + (off - c->base);
+    struct logfs_error le;
+    int rc;
+
+    if (writer == c->rank) {
+        rc = logfs_writer_read_data(bf->writer, dlog, p, (size_t) len, &le);
+        if (rc != LOGFS_OK) {
+            c->err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+            return 1;
+        }
+        return 0;
+    }
+    if (bf->datalog_fds[writer] < 0) {
+        char path[PATH_MAX];
+        const char *ml = bf->metalogs[writer];
+        size_t n = strlen(ml);
+        snprintf(path, sizeof(path), "%.*s.datalog", (int) (n - strlen(".metalog")), ml);
+        bf->datalog_fds[writer] = open(path, O_RDONLY);
+        if (bf->datalog_fds[writer] < 0) {
+            c->err = ADIOI_Err_create_code(myname, path, errno);
+            return 1;
+        }
+    }
+    for (ADIO_Offset done = 0; done < len;) {
+        ssize_t r = pread(bf->datalog_fds[writer], p + done, (size_t) (len - done),
+                          (off_t) (dlog + done));
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            c->err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                          MPI_ERR_IO, "**io",
+                                          "bbfs: datalog of process %d is shorter than its "
+                                          "metalog says", writer);
+            return 1;
+        }
+        done += r;
+    }
+    return 0;
+}
+
+static int from_remote(void *arg, const struct logfs_range *r, int is_hole)
+{
+    struct read_ctx *c = arg;
+    ADIO_Offset len = (ADIO_Offset) (r->end - r->start);
+
+    if (is_hole)
+        return read_lower(c, (ADIO_Offset) r->start, len);
+    return read_datalog(c, r->owner, r->pos, (ADIO_Offset) r->start, len);
+}
+
+static int from_own(void *arg, const struct logfs_piece *p)
+{
+    struct read_ctx *c = arg;
+    ADIOI_BBFS_File *bf = c->bf;
+    ADIO_Offset off = (ADIO_Offset) p->offset, len = (ADIO_Offset) p->length;
+
+    switch (p->kind) {
+        case LOGFS_PIECE_LOG:
+            return read_datalog(c, c->rank, p->dlog_off, off, len);
+        case LOGFS_PIECE_ZERO:
+            memset(c->dst + (off - c->base), 0, (size_t) len);
+            return 0;
+        default:
+            if (bf->remote)
+                return logfs_rangemap_query(bf->remote, (uint64_t) off, (uint64_t) (off + len),
+                                            from_remote, c) != 0;
+            return read_lower(c, off, len);
+    }
+}
+
+static ADIO_Offset current_size(ADIO_File fd, int *error_code);
+
+/* Fill [off, off + len) of the file into dst from the newest sources. */
+static int resolve(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data_off)
+{
+    struct read_ctx *c = arg;
+    ADIOI_BBFS_File *bf = c->bf;
+    struct logfs_piece hole = { (uint64_t) off, (uint64_t) len, LOGFS_PIECE_HOLE, 0, 0 };
+
+    c->dst = c->packed + data_off;
+    c->base = off;
+    if (bf->writer)
+        /* Own bytes of earlier epochs are in the synced view with everyone's. */
+        return logfs_writer_lookup(bf->writer, (uint64_t) off, (uint64_t) len,
+                                   logfs_writer_epoch(bf->writer), from_own, c) != 0;
+    return from_own(c, &hole);
+}
+
+void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                         int file_ptr_type, ADIO_Offset offset, int contig_call,
+                         ADIO_Status * status, int *error_code)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    struct read_ctx c;
+    MPI_Count type_size;
+    ADIO_Offset nbytes, next_fp, size;
+    int buf_contig;
+
+    MPI_Type_size_x(datatype, &type_size);
+    nbytes = (ADIO_Offset) count * type_size;
+    memset(&c, 0, sizeof(c));
+    c.fd = fd;
+    c.bf = bf;
+    c.err = MPI_SUCCESS;
+    MPI_Comm_rank(fd->comm, &c.rank);
+    ADIOI_Datatype_iscontig(datatype, &buf_contig);
+    c.packed = buf_contig ? buf : ADIOI_Malloc(nbytes > 0 ? nbytes : 1);
+
+    if (remote_needs_rebuild(bf) && (*error_code = build_remote(bf)) != MPI_SUCCESS)
+        goto fn_exit;
+    if (contig_call) {
+        ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset;
+        /* A contiguous read stops at the end of the file, as POSIX's does. */
+        size = current_size(fd, error_code);
+        if (*error_code != MPI_SUCCESS)
+            goto fn_exit;
+        if (start + nbytes > size)
+            nbytes = start < size ? size - start : 0;
+        if (nbytes > 0)
+            resolve(&c, start, nbytes, 0);
+        next_fp = start + nbytes;
+    } else {
+        ADIOI_BBFS_Walk_view(fd, file_ptr_type, offset, nbytes, resolve, &c, &next_fp);
+    }
+    *error_code = c.err;
+    if (*error_code != MPI_SUCCESS)
+        goto fn_exit;
+    if (!buf_contig) {
+        int pos = 0;
+        MPI_Unpack(c.packed, (int) nbytes, &pos, buf, count, datatype, MPI_COMM_SELF);
+    }
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        fd->fp_ind = next_fp;
+    fd->fp_sys_posn = -1;
+#ifdef HAVE_STATUS_SET_BYTES
+    MPIR_Status_set_bytes(status, datatype, nbytes);
+#endif
+  fn_exit:
+    if (!buf_contig)
+        ADIOI_BBFS_FREE(c.packed);
+}
+
+/* The file's size as this process may see it: the canonical file, its own
+ * logged bytes, and what others synced. */
+static ADIO_Offset current_size(ADIO_File fd, int *error_code)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    ADIO_Fcntl_t fc;
+    ADIO_Offset size;
+
+    ADIO_Fcntl(bf->lower, ADIO_FCNTL_GET_FSIZE, &fc, error_code);
+    if (*error_code != MPI_SUCCESS)
+        return 0;
+    size = fc.fsize;
+    if (bf->own_end > size)
+        size = bf->own_end;
+    if (bf->remote_end > size)
+        size = bf->remote_end;
+    return size;
+}
+
+ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    if (remote_needs_rebuild(bf) && (*error_code = build_remote(bf)) != MPI_SUCCESS)
+        return 0;
+    return current_size(fd, error_code);
+}

@@ -1,0 +1,276 @@
+/*
+ * Replay: the logs of N writers become the canonical file, collectively over
+ * M processes (M need not be N).  Every process plans all epochs from all
+ * metalogs (the plan is deterministic, so all agree without talking); for
+ * each epoch it takes one contiguous file domain of about 1/M of the bytes,
+ * reads that domain's pieces from the writers' datalogs, and the epoch ends
+ * in one collective write on the lower file.  Pieces that touch in the file
+ * are merged, so the interleaved small pieces of a noncontig pattern become
+ * one large contiguous block per process and ROMIO's two-phase I/O has no
+ * holes to read around.  Epochs are applied in order.  Replay only reads
+ * the logs, so a replay that died part way is simply run again.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../logfs/planner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define REPLAY_ROUND_BYTES ((uint64_t) 64 << 20)
+
+struct piece_vec {
+    struct logfs_replay_piece *p;
+    size_t n, cap;
+};
+
+static int collect(void *arg, const struct logfs_replay_piece *p)
+{
+    struct piece_vec *v = arg;
+
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 1024;
+        v->p = ADIOI_Realloc(v->p, v->cap * sizeof(*v->p));
+    }
+    v->p[v->n++] = *p;
+    return 0;
+}
+
+struct replay {
+    MPI_Comm comm;
+    ADIO_File lower;
+    struct logfs_plan *plan;
+    int *fds;                   /* datalog of each writer, opened on first use */
+    int nwriters;
+    char *buf;
+    uint64_t buf_cap;
+};
+
+static int datalog_fd(struct replay *rp, uint32_t w, int *err)
+{
+    static char myname[] = "ADIOI_BBFS_REPLAY";
+    if (rp->fds[w] < 0) {
+        const char *path = logfs_plan_datalog(rp->plan, w);
+        rp->fds[w] = open(path, O_RDONLY);
+        if (rp->fds[w] < 0)
+            *err = ADIOI_Err_create_code(myname, path, errno);
+    }
+    return rp->fds[w];
+}
+
+static int pread_full(int fd, char *p, uint64_t len, uint64_t off)
+{
+    while (len > 0) {
+        ssize_t r = pread(fd, p, len, (off_t) off);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        len -= (uint64_t) r;
+        off += (uint64_t) r;
+    }
+    return 0;
+}
+
+/* Read pieces [first, last) (file order, bytes `total`) into rp->buf. */
+static int gather_data(struct replay *rp, const struct logfs_replay_piece *pc, size_t n,
+                       int *err)
+{
+    static char myname[] = "ADIOI_BBFS_REPLAY";
+    uint64_t at = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int fd = datalog_fd(rp, pc[i].writer, err);
+        if (fd < 0)
+            return -1;
+        /* A strided write keeps its bytes together in the datalog: read
+         * the run of pieces of one writer that are contiguous there at once. */
+        size_t j = i + 1;
+        uint64_t len = pc[i].length;
+        while (j < n && pc[j].writer == pc[i].writer && pc[j].dlog_off == pc[i].dlog_off + len
+               && pc[j].offset == pc[i].offset + len) {
+            len += pc[j].length;
+            j++;
+        }
+        if (pread_full(fd, rp->buf + at, len, pc[i].dlog_off) != 0) {
+            *err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                        MPI_ERR_IO, "**io", "bbfs: cannot read %llu bytes at "
+                                        "%llu of %s (datalog shorter than its metalog?)",
+                                        (unsigned long long) len,
+                                        (unsigned long long) pc[i].dlog_off,
+                                        logfs_plan_datalog(rp->plan, pc[i].writer));
+            return -1;
+        }
+        at += len;
+        i = j - 1;
+    }
+    return 0;
+}
+
+/* One collective write of pieces (file order, disjoint) whose data is
+ * packed in rp->buf. */
+static int write_round(struct replay *rp, const struct logfs_replay_piece *pc, size_t n,
+                       uint64_t bytes)
+{
+    ADIO_File lo = rp->lower;
+    ADIO_Status st;
+    MPI_Datatype ftype = MPI_BYTE;
+    ADIO_Offset start = 0;
+    int err = MPI_SUCCESS, nblocks = 0;
+
+    if (n > 0) {
+        int *lens = ADIOI_Malloc(sizeof(int) * n);
+        MPI_Aint *disps = ADIOI_Malloc(sizeof(MPI_Aint) * n);
+        for (size_t i = 0; i < n; i++) {
+            if (nblocks > 0 && (uint64_t) disps[nblocks - 1] + lens[nblocks - 1] == pc[i].offset
+                && (uint64_t) lens[nblocks - 1] + pc[i].length < (1u << 30)) {
+                lens[nblocks - 1] += (int) pc[i].length;
+                continue;
+            }
+            disps[nblocks] = (MPI_Aint) pc[i].offset;
+            lens[nblocks] = (int) pc[i].length;
+            nblocks++;
+        }
+        if (nblocks == 1) {
+            start = disps[0];
+        } else {
+            MPI_Type_create_hindexed(nblocks, lens, disps, MPI_BYTE, &ftype);
+            MPI_Type_commit(&ftype);
+        }
+        ADIOI_BBFS_FREE(lens);
+        ADIOI_BBFS_FREE(disps);
+    }
+    lo->disp = 0;
+    lo->etype = MPI_BYTE;
+    lo->etype_size = 1;
+    lo->filetype = ftype;
+    ADIO_WriteStridedColl(lo, rp->buf, (int) bytes, MPI_BYTE, ADIO_EXPLICIT_OFFSET, start, &st,
+                          &err);
+    lo->filetype = MPI_BYTE;
+    if (ftype != MPI_BYTE)
+        MPI_Type_free(&ftype);
+    return err;
+}
+
+/* Apply one SETSIZE effect (resize collectively, as MPI_File_set_size does). */
+static int resize_to(struct replay *rp, uint64_t size, int only_grow)
+{
+    ADIO_Fcntl_t fc;
+    long long cur = 0;
+    int rank, err = MPI_SUCCESS;
+
+    MPI_Comm_rank(rp->comm, &rank);
+    if (only_grow) {
+        if (rank == 0) {
+            ADIO_Fcntl(rp->lower, ADIO_FCNTL_GET_FSIZE, &fc, &err);
+            cur = fc.fsize;
+        }
+        MPI_Bcast(&cur, 1, MPI_LONG_LONG, 0, rp->comm);
+        if ((uint64_t) cur >= size)
+            return MPI_SUCCESS;
+    }
+    ADIO_Resize(rp->lower, (ADIO_Offset) size, &err);
+    return err;
+}
+
+int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
+                      char *const *metalogs, int nwriters, int progress)
+{
+    static char myname[] = "ADIOI_BBFS_REPLAY";
+    struct replay rp = { comm, lower, NULL, NULL, nwriters, NULL, 0 };
+    struct logfs_error le;
+    struct piece_vec v = { NULL, 0, 0 };
+    int rank, nprocs, rc, err = MPI_SUCCESS, failed;
+    double t0 = MPI_Wtime();
+    uint64_t total = 0;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    rc = logfs_plan_build((const char *const *) metalogs, (size_t) nwriters, NULL, &rp.plan, &le);
+    if (rc != LOGFS_OK) {
+        char msg[LOGFS_ERRMSG_MAX + PATH_MAX];
+        snprintf(msg, sizeof(msg), "cannot replay the logs of %s: %s", canonical, le.msg);
+        err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+    }
+    MPI_Allreduce(&rc, &failed, 1, MPI_INT, MPI_MAX, comm);
+    if (failed != LOGFS_OK) {
+        if (err == MPI_SUCCESS)
+            err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                       MPI_ERR_IO, "**io", "bbfs: another process cannot "
+                                       "read the logs of %s", canonical);
+        goto fn_exit;
+    }
+
+    rp.fds = ADIOI_Malloc(sizeof(int) * nwriters);
+    for (int w = 0; w < nwriters; w++)
+        rp.fds[w] = -1;
+    uint64_t nepochs = logfs_plan_nepochs(rp.plan);
+    for (uint64_t e = 0; e < nepochs && err == MPI_SUCCESS; e++) {
+        struct logfs_resize rs;
+        uint64_t lo, hi, mine = 0;
+        logfs_plan_resize(rp.plan, e, &rs);
+        if (rs.present && (err = resize_to(&rp, rs.truncate_to, 0)) != MPI_SUCCESS)
+            break;
+        v.n = 0;
+        logfs_plan_domain(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs, &lo, &hi, collect, &v);
+        for (size_t i = 0; i < v.n; i++)
+            mine += v.p[i].length;
+
+        /* Rounds of at most REPLAY_ROUND_BYTES each bound the memory. */
+        int my_rounds = (int) ((mine + REPLAY_ROUND_BYTES - 1) / REPLAY_ROUND_BYTES), rounds;
+        MPI_Allreduce(&my_rounds, &rounds, 1, MPI_INT, MPI_MAX, comm);
+        size_t next = 0;
+        for (int k = 0; k < rounds; k++) {
+            size_t first = next;
+            uint64_t bytes = 0;
+            while (next < v.n && (bytes == 0 || bytes + v.p[next].length <= REPLAY_ROUND_BYTES))
+                bytes += v.p[next++].length;
+            if (bytes > rp.buf_cap) {
+                ADIOI_BBFS_FREE(rp.buf);
+                rp.buf = ADIOI_Malloc(bytes);
+                rp.buf_cap = bytes;
+            }
+            int my_err = MPI_SUCCESS;
+            if (gather_data(&rp, v.p + first, next - first, &my_err) != 0)
+                err = my_err;
+            /* Everyone enters the collective write, or nobody does. */
+            MPI_Allreduce(&err, &failed, 1, MPI_INT, MPI_MAX, comm);
+            if (failed != MPI_SUCCESS)
+                break;
+            err = write_round(&rp, v.p + first, next - first, bytes);
+        }
+        MPI_Allreduce(&err, &failed, 1, MPI_INT, MPI_MAX, comm);
+        if (failed != MPI_SUCCESS && err == MPI_SUCCESS)
+            err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                       MPI_ERR_IO, "**io", "bbfs: replay failed on another "
+                                       "process");
+        if (err != MPI_SUCCESS)
+            break;
+        if (rs.present && (err = resize_to(&rp, rs.extend_to, 1)) != MPI_SUCCESS)
+            break;
+        total += logfs_plan_epoch_bytes(rp.plan, e);
+        if (progress && rank == 0) {
+            double t = MPI_Wtime() - t0;
+            fprintf(stderr, "bbfs replay %s: epoch %llu/%llu, %.1f MiB, %.1f MiB/s\n",
+                    canonical, (unsigned long long) e + 1, (unsigned long long) nepochs,
+                    total / 1048576.0, t > 0 ? total / 1048576.0 / t : 0.0);
+        }
+    }
+    /* The logs are deleted after this: the canonical file must be durable. */
+    if (err == MPI_SUCCESS)
+        ADIO_Flush(lower, &err);
+
+  fn_exit:
+    for (int w = 0; rp.fds && w < nwriters; w++)
+        if (rp.fds[w] >= 0)
+            close(rp.fds[w]);
+    ADIOI_BBFS_FREE(rp.fds);
+    ADIOI_BBFS_FREE(rp.buf);
+    ADIOI_BBFS_FREE(v.p);
+    logfs_plan_free(rp.plan);
+    return err;
+}

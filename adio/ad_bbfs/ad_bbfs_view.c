@@ -1,0 +1,118 @@
+/*
+ * Turning one MPI-IO access into file extents.
+ *
+ * An access is (file pointer type, offset, byte count) read through the file
+ * view of the handle: displacement, etype and a filetype tiled from the
+ * displacement.  The walk yields the contiguous file pieces in access order,
+ * each with its position in the packed user data, without building a list,
+ * so a vector of a million blocks costs no memory here.  The individual file
+ * pointer left behind follows ROMIO's generic code (ad_write_str.c): after
+ * an access that ends a filetype block, it points at the next block.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+
+/* Where in the tiled filetype an access starts. */
+struct view_pos {
+    ADIO_Offset tile;           /* which copy of the filetype */
+    MPI_Count block;            /* which block of the flattened filetype */
+    ADIO_Offset within;         /* bytes into that block */
+};
+
+static ADIO_Offset block_start(ADIO_File fd, const ADIOI_Flatlist_node * flat,
+                               ADIO_Offset extent, const struct view_pos *p)
+{
+    return fd->disp + flat->indices[p->block] + p->tile * extent;
+}
+
+/* Position of absolute file offset `off` (the individual file pointer): the
+ * first block that ends after it.  Tile n covers [disp + lb + n * extent,
+ * + extent); start the search one tile early, blocks may stick out. */
+static void pos_from_byte(ADIO_File fd, const ADIOI_Flatlist_node * flat, ADIO_Offset lb,
+                          ADIO_Offset extent, ADIO_Offset off, struct view_pos *p)
+{
+    ADIO_Offset rel = off - fd->disp - lb;
+    ADIO_Offset tile = rel >= 0 ? rel / extent - 1 : -1;
+
+    for (p->tile = tile < 0 ? 0 : tile;; p->tile++)
+        for (p->block = 0; p->block < flat->count; p->block++) {
+            ADIO_Offset start = block_start(fd, flat, extent, p);
+            if (flat->blocklens[p->block] > 0 && start + flat->blocklens[p->block] > off) {
+                p->within = off > start ? off - start : 0;
+                return;
+            }
+        }
+}
+
+/* Position of `offset` etypes into the view (explicit offsets). */
+static void pos_from_etypes(ADIO_File fd, const ADIOI_Flatlist_node * flat, MPI_Count ft_size,
+                            ADIO_Offset offset, struct view_pos *p)
+{
+    ADIO_Offset etypes_per_tile = ft_size / fd->etype_size;
+    ADIO_Offset skip = (offset % etypes_per_tile) * fd->etype_size, sum = 0;
+
+    p->tile = offset / etypes_per_tile;
+    for (p->block = 0; p->block < flat->count; p->block++) {
+        if (sum + flat->blocklens[p->block] > skip) {
+            p->within = skip - sum;
+            return;
+        }
+        sum += flat->blocklens[p->block];
+    }
+    /* skip == 0 with only empty blocks cannot happen: ft_size > 0 */
+    p->block = 0;
+    p->within = 0;
+}
+
+int ADIOI_BBFS_Walk_view(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
+                         ADIO_Offset nbytes, ADIOI_BBFS_extent_fn fn, void *arg,
+                         ADIO_Offset * next_fp)
+{
+    MPI_Count ft_size;
+    MPI_Aint lb, extent;
+    int contig;
+    ADIO_Offset done = 0;
+
+    ADIOI_Datatype_iscontig(fd->filetype, &contig);
+    MPI_Type_size_x(fd->filetype, &ft_size);
+    if (contig || ft_size == 0) {
+        ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind
+            : fd->disp + fd->etype_size * offset;
+        int rc = nbytes > 0 ? fn(arg, start, nbytes, 0) : 0;
+        *next_fp = start + nbytes;
+        return rc;
+    }
+
+    ADIOI_Flatlist_node *flat = ADIOI_Flatten_and_find(fd->filetype);
+    MPI_Type_get_extent(fd->filetype, &lb, &extent);
+    struct view_pos p;
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        pos_from_byte(fd, flat, lb, extent, fd->fp_ind, &p);
+    else
+        pos_from_etypes(fd, flat, ft_size, offset, &p);
+
+    ADIO_Offset next = block_start(fd, flat, extent, &p) + p.within;
+    while (done < nbytes) {
+        ADIO_Offset avail = flat->blocklens[p.block] - p.within;
+        ADIO_Offset len = avail < nbytes - done ? avail : nbytes - done;
+        if (len > 0) {
+            int rc = fn(arg, block_start(fd, flat, extent, &p) + p.within, len, done);
+            if (rc)
+                return rc;
+            done += len;
+        }
+        if (len < avail) {
+            p.within += len;
+            next = block_start(fd, flat, extent, &p) + p.within;
+        } else {
+            p.within = 0;
+            if (++p.block == flat->count) {
+                p.block = 0;
+                p.tile++;
+            }
+            next = block_start(fd, flat, extent, &p);
+        }
+    }
+    *next_fp = next;
+    return 0;
+}

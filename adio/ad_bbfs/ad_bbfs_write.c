@@ -1,0 +1,87 @@
+/*
+ * Logged writes.  Whatever the call (contiguous or strided, independent or
+ * collective, blocking or not), the bytes are appended to this process's
+ * datalog in access order and one WRITE record describes where they belong;
+ * the canonical file is not touched.  Collective writes are logged the same
+ * way, so their order against independent writes is the order of the calls
+ * (the trap UnifyFS #781 fell into is mixing a logged and a direct path).
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../logfs/writer.h"
+
+struct write_walk {
+    struct logfs_writer *w;
+    const char *data;           /* packed user data */
+    ADIO_Offset end;            /* furthest byte written */
+    struct logfs_error le;
+    int rc;
+};
+
+static int log_extent(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data_off)
+{
+    struct write_walk *ww = arg;
+
+    ww->rc = logfs_writer_add_extent(ww->w, (uint64_t) off, (uint64_t) len,
+                                     ww->data + data_off, &ww->le);
+    if (off + len > ww->end)
+        ww->end = off + len;
+    return ww->rc != LOGFS_OK;
+}
+
+void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                          int file_ptr_type, ADIO_Offset offset, int contig_call,
+                          ADIO_Status * status, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_LOG_WRITE";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    struct write_walk ww = { bf->writer, buf, 0, {0}, LOGFS_OK };
+    MPI_Count type_size;
+    ADIO_Offset nbytes, next_fp;
+    int buf_contig, rc;
+    char *packed = NULL;
+
+    MPI_Type_size_x(datatype, &type_size);
+    nbytes = (ADIO_Offset) count * type_size;
+    ADIOI_Datatype_iscontig(datatype, &buf_contig);
+    if (!buf_contig && nbytes > 0) {
+        int pos = 0;
+        packed = ADIOI_Malloc(nbytes);
+        MPI_Pack(buf, count, datatype, packed, (int) nbytes, &pos, MPI_COMM_SELF);
+        ww.data = packed;
+    }
+
+    rc = logfs_writer_begin_write(bf->writer, &ww.le);
+    if (rc == LOGFS_OK) {
+        if (contig_call) {
+            /* ROMIO hands contiguous calls a byte offset (disp included). */
+            ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset;
+            if (nbytes > 0)
+                log_extent(&ww, start, nbytes, 0);
+            next_fp = start + nbytes;
+        } else {
+            ADIOI_BBFS_Walk_view(fd, file_ptr_type, offset, nbytes, log_extent, &ww, &next_fp);
+        }
+        rc = ww.rc;
+        int end_rc = logfs_writer_end_write(bf->writer, rc == LOGFS_OK ? &ww.le : NULL);
+        if (rc == LOGFS_OK)
+            rc = end_rc;
+    }
+    /* posix consistency: every write is visible to the others when it returns */
+    if (rc == LOGFS_OK && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX)
+        rc = logfs_writer_flush(bf->writer, &ww.le);
+    ADIOI_BBFS_FREE(packed);
+    if (rc != LOGFS_OK) {
+        *error_code = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, ww.le.msg);
+        return;
+    }
+    if (ww.end > bf->own_end)
+        bf->own_end = ww.end;
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        fd->fp_ind = next_fp;
+    fd->fp_sys_posn = -1;
+#ifdef HAVE_STATUS_SET_BYTES
+    MPIR_Status_set_bytes(status, datatype, nbytes);
+#endif
+    *error_code = MPI_SUCCESS;
+}
