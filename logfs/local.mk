@@ -22,7 +22,8 @@ noinst_LIBRARIES += %reldir%/liblogfs.a
 	%reldir%/writer.h %reldir%/writer.c \
 	%reldir%/reader.h %reldir%/reader.c \
 	%reldir%/datalog_reader.c \
-	%reldir%/planner.h %reldir%/planner.c
+	%reldir%/planner.h %reldir%/planner.c \
+	%reldir%/manifest.h %reldir%/manifest.c
 
 LOGFS_LIB = %reldir%/liblogfs.a
 LOGFS_CPPFLAGS = -I$(srcdir)/%reldir%

@@ -2,21 +2,34 @@
 # run-mpiio-test.sh SPEC.mpi — run one MPI-level test and compare files.
 #
 # SPEC names a test program (same basename) and lists, one "key: values" line
-# each, the process counts ("nprocs: 1 3 4", default 4) and the bbfs name
-# prefixes to try ("variants: bbfs: bbfs:ufs:", default bbfs:).  For every
-# process count the program runs once on ufs: as the reference and once per
-# variant; each run must exit 0 (the program checks its own reads), and the
-# file it leaves must equal the reference byte for byte.
+# each:
+#   program: t_epochs        the program, if not the spec's own name
+#   nprocs: 1 3 4            process counts (default 4)
+#   variants: bbfs: bbfs:ufs: name prefixes to try (default bbfs:)
+#   bbfs_hints: k v; k v     hints for the bbfs runs, through ROMIO_HINTS
+#   replay: 1 2 6            after each bbfs run, bbfs-replay with that many
+#                            processes builds the canonical file
+#   expect: killed           the bbfs run dies (the program kills itself);
+#                            bbfs-replay must then recover what was synced
+# For every process count the program runs once on ufs: as the reference and
+# once per variant (and replay count); each run must exit 0 (the program
+# checks its own reads), and the file it leaves must equal the reference
+# byte for byte.
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check); BBFS_TEST_KEEP=1 keeps
 # the work directory of passing tests.
 set -u
 spec=$1
 name=$(basename "$spec" .mpi)
-prog="$BUILDDIR/mpiio-tests/$name"
+program=$(sed -n 's/^program:[[:space:]]*//p' "$spec")
+prog="$BUILDDIR/mpiio-tests/${program:-$name}"
 work="$BUILDDIR/mpiio-tests/work/$name"
 nprocs=$(sed -n 's/^nprocs:[[:space:]]*//p' "$spec"); nprocs=${nprocs:-4}
 variants=$(sed -n 's/^variants:[[:space:]]*//p' "$spec"); variants=${variants:-bbfs:}
+bbfs_hints=$(sed -n 's/^bbfs_hints:[[:space:]]*//p' "$spec")
+replays=$(sed -n 's/^replay:[[:space:]]*//p' "$spec")
+expect=$(sed -n 's/^expect:[[:space:]]*//p' "$spec")
+replay_tool="$BUILDDIR/tools/bbfs-replay"
 timeout_s=${BBFS_TEST_TIMEOUT:-300}
 
 [ -x "$prog" ] || { echo "FAIL: test program $prog is missing (build it with make check)"; exit 1; }
@@ -24,13 +37,27 @@ timeout_s=${BBFS_TEST_TIMEOUT:-300}
 
 rm -rf "$work"; mkdir -p "$work"
 export BBFS_LOGDIR="$work/logs"; mkdir -p "$BBFS_LOGDIR"
+hints_file=""
+if [ -n "$bbfs_hints" ]; then
+    hints_file="$work/bbfs.hints"
+    echo "$bbfs_hints" | tr ';' '\n' | sed 's/^[[:space:]]*//' > "$hints_file"
+fi
 status=0
 
-run() {   # run NP PREFIX DIR
-    local np=$1 prefix=$2 dir=$3
+run() {   # run NP PREFIX DIR [killed]
+    local np=$1 prefix=$2 dir=$3 mode=${4:-}
+    local hints=""
     mkdir -p "$dir"
-    echo "+ $MPIEXEC -n $np $prog ${prefix}$dir/data"
-    if ! timeout "$timeout_s" "$MPIEXEC" -n "$np" "$prog" "${prefix}$dir/data" </dev/null >"$dir/out" 2>&1; then
+    case $prefix in bbfs:*) hints=$hints_file ;; esac
+    echo "+ ${hints:+ROMIO_HINTS=$hints }$MPIEXEC -n $np $prog ${prefix}$dir/data"
+    ROMIO_HINTS=$hints timeout "$timeout_s" "$MPIEXEC" -n "$np" "$prog" "${prefix}$dir/data" </dev/null >"$dir/out" 2>&1
+    local rc=$?
+    if [ "$mode" = killed ]; then
+        [ $rc -ne 0 ] && return 0
+        sed 's/^/  | /' "$dir/out"; echo "FAIL: $name on ${prefix} was expected to die but exited 0"
+        return 1
+    fi
+    if [ $rc -ne 0 ]; then
         sed 's/^/  | /' "$dir/out"
         echo "FAIL: $name with $np processes on ${prefix} exited non-zero"
         return 1
@@ -38,19 +65,35 @@ run() {   # run NP PREFIX DIR
     grep -q "No Errors" "$dir/out" || { sed 's/^/  | /' "$dir/out"; echo "FAIL: $name printed no 'No Errors'"; return 1; }
 }
 
+replay() {   # replay M DIR
+    echo "+ $MPIEXEC -n $1 $replay_tool --quiet $2/data"
+    if ! timeout "$timeout_s" "$MPIEXEC" -n "$1" "$replay_tool" --quiet "$2/data" </dev/null >"$2/replay.out" 2>&1; then
+        sed 's/^/  | /' "$2/replay.out"; echo "FAIL: bbfs-replay with $1 processes failed"
+        return 1
+    fi
+    if ls "$2"/.*.bbfs-manifest >/dev/null 2>&1; then
+        echo "FAIL: bbfs-replay left the manifest behind"; return 1
+    fi
+}
+
 for np in $nprocs; do
     ref="$work/np$np-ufs"
     run "$np" ufs: "$ref" || { status=1; continue; }
     for v in $variants; do
-        dir="$work/np$np-$(echo "$v" | tr -c 'a-z0-9\n' '_')"
-        run "$np" "$v" "$dir" || { status=1; continue; }
-        if [ -e "$ref/data" ] || [ -e "$dir/data" ]; then
-            if ! cmp "$ref/data" "$dir/data"; then
-                echo "FAIL: $name, $np processes: ${v} file differs from the ufs: reference"
-                status=1; continue
+        for m in ${replays:-$([ "$expect" = killed ] && echo "$np" || echo -)}; do
+            dir="$work/np$np-$(echo "$v" | tr -c 'a-z0-9\n' '_')"
+            what="$v"
+            [ "$m" = - ] || { dir="$dir-replay$m"; what="$v, replayed by $m"; }
+            run "$np" "$v" "$dir" "$expect" || { status=1; continue; }
+            if [ "$m" != - ]; then replay "$m" "$dir" || { status=1; continue; }; fi
+            if [ -e "$ref/data" ] || [ -e "$dir/data" ]; then
+                if ! cmp "$ref/data" "$dir/data"; then
+                    echo "FAIL: $name, $np processes: ${what}: file differs from the ufs: reference"
+                    status=1; continue
+                fi
             fi
-        fi
-        echo "ok: $name, $np processes, $v matches ufs: ($(stat -c %s "$dir/data" 2>/dev/null || echo 0) bytes)"
+            echo "ok: $name, $np processes, $what matches ufs: ($(stat -c %s "$dir/data" 2>/dev/null || echo 0) bytes)"
+        done
     done
 done
 [ $status -eq 0 ] && [ "${BBFS_TEST_KEEP:-0}" != 1 ] && rm -rf "$work"

@@ -37,6 +37,8 @@ typedef struct ADIOI_BBFS_Hints {
     int durable;                /* fdatasync logs at sync points */
     char server[256];           /* bbserver address; "auto" = start/find one */
     int progress;               /* rank 0 reports replay progress on stderr */
+    int salvage;                /* replay what damaged metalogs sealed before the damage */
+    ADIO_Offset log_quota;      /* datalog bytes per process; 0 = as much as the disk holds */
 } ADIOI_BBFS_Hints;
 
 struct logfs_writer;
@@ -159,7 +161,7 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm */
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, int nwriters, int progress);
+                      char *const *metalogs, int nwriters, const ADIOI_BBFS_Hints * h);
 
 /* ADIOI_Free aborts on NULL; most of our frees may see one. */
 #define ADIOI_BBFS_FREE(p) do { if (p) ADIOI_Free(p); } while (0)

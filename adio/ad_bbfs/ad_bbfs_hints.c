@@ -25,7 +25,8 @@ static const char *const bool_names[] = { "false", "true", NULL };
 /* Hints whose meaning is fixed once logs exist: MPI_File_set_info may not
  * change them. */
 static const char *const open_only_keys[] = {
-    "bbfs_logdir", "bbfs_consistency", "bbfs_buffer_size", "bbfs_server", NULL
+    "bbfs_logdir", "bbfs_consistency", "bbfs_buffer_size", "bbfs_server", "bbfs_log_quota",
+    NULL
 };
 
 static int choice_index(const char *value, const char *const *names)
@@ -83,6 +84,8 @@ static void default_hints(ADIOI_BBFS_Hints * h)
     h->buffer_size = BBFS_BUFFER_DEFAULT;
     h->durable = 0;
     h->progress = 0;
+    h->salvage = 0;
+    h->log_quota = 0;
     snprintf(h->server, sizeof(h->server), "auto");
 }
 
@@ -136,6 +139,15 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
         if ((i = choice_index(value, bool_names)) < 0)
             return hint_error(key, value, "true|false");
         h->progress = i;
+    } else if (!strcmp(key, "bbfs_log_quota")) {
+        ADIO_Offset v;
+        if (parse_size(value, &v) != 0)
+            return hint_error(key, value, "expected bytes, optionally with k, m or g (0: no quota)");
+        h->log_quota = v;
+    } else if (!strcmp(key, "bbfs_salvage")) {
+        if ((i = choice_index(value, bool_names)) < 0)
+            return hint_error(key, value, "true|false");
+        h->salvage = i;
     } else if (!strcmp(key, "bbfs_server")) {
         if (!value[0] || strlen(value) >= sizeof(h->server))
             return hint_error(key, value, "expected \"auto\" or a bbserver address");
@@ -143,7 +155,8 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
     } else {
         return hint_error(key, value, "unknown bbfs hint; known: bbfs_logdir, "
                           "bbfs_consistency, bbfs_replay, bbfs_buffer_size, "
-                          "bbfs_durable, bbfs_server, bbfs_progress");
+                          "bbfs_durable, bbfs_server, bbfs_progress, bbfs_salvage, "
+                          "bbfs_log_quota");
     }
     return MPI_SUCCESS;
 }
@@ -207,6 +220,9 @@ static void install_in_force(ADIO_File fd, const ADIOI_BBFS_Hints * h)
     ADIOI_Info_set(fd->info, "bbfs_durable", bool_names[h->durable]);
     ADIOI_Info_set(fd->info, "bbfs_server", h->server);
     ADIOI_Info_set(fd->info, "bbfs_progress", bool_names[h->progress]);
+    ADIOI_Info_set(fd->info, "bbfs_salvage", bool_names[h->salvage]);
+    snprintf(v, sizeof(v), "%lld", (long long) h->log_quota);
+    ADIOI_Info_set(fd->info, "bbfs_log_quota", v);
 }
 
 void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)

@@ -255,7 +255,7 @@ void ADIOI_BBFS_Replay_pending(ADIO_File fd, int *error_code)
         for (uint32_t r = 0; r < m.nwriters; r++)
             paths[r] = m.w[r].metalog;
         *error_code = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, (int) m.nwriters,
-                                        bf->hints.progress);
+                                        &bf->hints);
         ADIOI_BBFS_FREE(paths);
         side_close(lo);
     }
@@ -315,6 +315,7 @@ static void log_start(ADIO_File fd, int *error_code)
     o.nwriters = (uint32_t) bf->nwriters;
     o.buffer_size = (size_t) bf->hints.buffer_size;
     o.durable = bf->hints.durable;
+    o.max_datalog_bytes = (uint64_t) bf->hints.log_quota;
     o.exclusive = 1;
     rc = logfs_writer_open(&o, &bf->writer, &le);
     if (rc != LOGFS_OK) {
@@ -420,7 +421,7 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
             err = lower_err;
         } else {
             err = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, bf->metalogs, bf->nwriters,
-                                    bf->hints.progress);
+                                    &bf->hints);
             side_close(lo);
         }
         *error_code = agree_on_error(fd->comm, myname, err);

@@ -76,39 +76,69 @@ static int pread_full(int fd, char *p, uint64_t len, uint64_t off)
     return 0;
 }
 
-/* Read pieces [first, last) (file order, bytes `total`) into rp->buf. */
+/* Where one writer's bytes for a round are, in its datalog. */
+struct span {
+    uint64_t lo, hi, needed;
+    char *data;                 /* [lo, hi) of the datalog, when read at once */
+};
+
+/* Read the data of pieces pc[0..n) (file order) into rp->buf, packed.  A
+ * process's domain holds about 1/M of each writer's bytes, and a writer's
+ * bytes for a domain lie close together in its datalog (strided writes are
+ * logged contiguously): so each writer's span is read with one pread when it
+ * is not much larger than what is needed, instead of one per piece. */
 static int gather_data(struct replay *rp, const struct logfs_replay_piece *pc, size_t n,
                        int *err)
 {
     static char myname[] = "ADIOI_BBFS_REPLAY";
+    struct span *sp = ADIOI_Calloc(rp->nwriters, sizeof(*sp));
     uint64_t at = 0;
+    int rc = -1;
 
     for (size_t i = 0; i < n; i++) {
-        int fd = datalog_fd(rp, pc[i].writer, err);
-        if (fd < 0)
-            return -1;
-        /* A strided write keeps its bytes together in the datalog: read
-         * the run of pieces of one writer that are contiguous there at once. */
-        size_t j = i + 1;
-        uint64_t len = pc[i].length;
-        while (j < n && pc[j].writer == pc[i].writer && pc[j].dlog_off == pc[i].dlog_off + len
-               && pc[j].offset == pc[i].offset + len) {
-            len += pc[j].length;
-            j++;
-        }
-        if (pread_full(fd, rp->buf + at, len, pc[i].dlog_off) != 0) {
-            *err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                        MPI_ERR_IO, "**io", "bbfs: cannot read %llu bytes at "
-                                        "%llu of %s (datalog shorter than its metalog?)",
-                                        (unsigned long long) len,
-                                        (unsigned long long) pc[i].dlog_off,
-                                        logfs_plan_datalog(rp->plan, pc[i].writer));
-            return -1;
-        }
-        at += len;
-        i = j - 1;
+        struct span *s = &sp[pc[i].writer];
+        if (s->needed == 0 || pc[i].dlog_off < s->lo)
+            s->lo = pc[i].dlog_off;
+        if (pc[i].dlog_off + pc[i].length > s->hi)
+            s->hi = pc[i].dlog_off + pc[i].length;
+        s->needed += pc[i].length;
     }
-    return 0;
+    for (int w = 0; w < rp->nwriters; w++) {
+        struct span *s = &sp[w];
+        if (s->needed == 0 || s->hi - s->lo > 2 * s->needed + ((uint64_t) 4 << 20))
+            continue;
+        int fd = datalog_fd(rp, (uint32_t) w, err);
+        if (fd < 0)
+            goto fn_exit;
+        s->data = ADIOI_Malloc(s->hi - s->lo);
+        if (pread_full(fd, s->data, s->hi - s->lo, s->lo) != 0)
+            goto short_log;
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct span *s = &sp[pc[i].writer];
+        if (s->data) {
+            memcpy(rp->buf + at, s->data + (pc[i].dlog_off - s->lo), pc[i].length);
+        } else {
+            int fd = datalog_fd(rp, pc[i].writer, err);
+            if (fd < 0)
+                goto fn_exit;
+            if (pread_full(fd, rp->buf + at, pc[i].length, pc[i].dlog_off) != 0)
+                goto short_log;
+        }
+        at += pc[i].length;
+    }
+    rc = 0;
+    goto fn_exit;
+
+  short_log:
+    *err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                MPI_ERR_IO, "**io", "bbfs: a datalog is shorter than its "
+                                "metalog says (lost or truncated log file?)");
+  fn_exit:
+    for (int w = 0; w < rp->nwriters; w++)
+        ADIOI_BBFS_FREE(sp[w].data);
+    ADIOI_Free(sp);
+    return rc;
 }
 
 /* One collective write of pieces (file order, disjoint) whose data is
@@ -178,8 +208,10 @@ static int resize_to(struct replay *rp, uint64_t size, int only_grow)
 }
 
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, int nwriters, int progress)
+                      char *const *metalogs, int nwriters, const ADIOI_BBFS_Hints * h)
 {
+    struct logfs_plan_opts po = { h->salvage, 0 };
+    int progress = h->progress;
     static char myname[] = "ADIOI_BBFS_REPLAY";
     struct replay rp = { comm, lower, NULL, NULL, nwriters, NULL, 0 };
     struct logfs_error le;
@@ -190,7 +222,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    rc = logfs_plan_build((const char *const *) metalogs, (size_t) nwriters, NULL, &rp.plan, &le);
+    rc = logfs_plan_build((const char *const *) metalogs, (size_t) nwriters, &po, &rp.plan, &le);
     if (rc != LOGFS_OK) {
         char msg[LOGFS_ERRMSG_MAX + PATH_MAX];
         snprintf(msg, sizeof(msg), "cannot replay the logs of %s: %s", canonical, le.msg);
@@ -205,6 +237,12 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         goto fn_exit;
     }
 
+    for (int w = 0; h->salvage && rank == 0 && w < nwriters; w++) {
+        const char *warn = logfs_plan_warning(rp.plan, (uint32_t) w);
+        if (warn)
+            fprintf(stderr, "bbfs replay %s: writer %d not fully recovered: %s\n", canonical, w,
+                    warn);
+    }
     rp.fds = ADIOI_Malloc(sizeof(int) * nwriters);
     for (int w = 0; w < nwriters; w++)
         rp.fds[w] = -1;

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# replay-tool.sh — bbfs-replay as a user runs it: --help, --dry-run (changes
+# nothing), a refusal on a corrupt metalog that keeps the logs, --salvage
+# that reports what it could not recover, and "nothing to do" afterwards.
+#
+# Environment: MPIEXEC, BUILDDIR (set by make check).
+set -u
+work="$BUILDDIR/mpiio-tests/work/replay-tool"
+tool="$BUILDDIR/tools/bbfs-replay"
+writer="$BUILDDIR/mpiio-tests/t_epochs"
+rm -rf "$work"; mkdir -p "$work/logs"
+export BBFS_LOGDIR="$work/logs"
+fails=0
+check() {   # check DESCRIPTION COMMAND...: the command must succeed
+    local what=$1; shift
+    if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; fails=$((fails+1)); fi
+}
+run_tool() {   # run_tool OUTFILE ARGS...: prints the exit status
+    "$MPIEXEC" -n 2 "$tool" "${@:2}" </dev/null >"$1" 2>&1
+    echo $?
+}
+manifest="$work/.data.bbfs-manifest"
+
+for f in "$tool" "$writer" "$MPIEXEC"; do
+    [ -x "$f" ] || { echo "FAIL: $f is missing (build with make check)"; exit 1; }
+done
+
+printf 'bbfs_replay never\n' > "$work/hints"
+ROMIO_HINTS="$work/hints" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/data" </dev/null >"$work/writer.out" 2>&1 \
+    || { cat "$work/writer.out"; echo "FAIL: writing pending logs"; exit 1; }
+check "logs are pending after bbfs_replay=never" test -f "$manifest"
+
+rc=$(run_tool "$work/help" --help)
+check "--help exits 0" test "$rc" = 0
+check "--help explains --dry-run and --salvage" grep -q -- "--salvage" "$work/help"
+
+rc=$(run_tool "$work/dry" --dry-run "$work/data")
+check "--dry-run exits 0" test "$rc" = 0
+check "--dry-run lists the 4 writers" grep -q "^writers  4" "$work/dry"
+check "--dry-run lists epochs with bytes" grep -q "^epoch 0: [0-9]* bytes" "$work/dry"
+check "--dry-run changes nothing" test -f "$manifest"
+
+# Corrupt writer 1's first WRITE record payload (header record: 37 bytes).
+ml=$(sed -n 's/^writer 1 [^ ]* //p' "$manifest")
+printf '\x55' | dd of="$ml" bs=1 seek=50 conv=notrunc status=none
+rc=$(run_tool "$work/refuse" "$work/data")
+check "a corrupt metalog makes the replay fail" test "$rc" = 1
+check "the failure names the damage" grep -q "checksum mismatch" "$work/refuse"
+check "the failure suggests --salvage" grep -q -- "--salvage" "$work/refuse"
+check "the refused replay keeps the logs" test -f "$manifest"
+
+rc=$(run_tool "$work/salvage" --salvage "$work/data")
+check "--salvage replays" test "$rc" = 0
+check "--salvage reports what it could not recover" grep -q "writer 1.*not.*recover" "$work/salvage"
+check "--salvage ends with a summary line" grep -q "^bbfs-replay: .* replayed by 2 processes" "$work/salvage"
+check "the manifest is gone after the replay" test ! -f "$manifest"
+check "the logs are gone after the replay" test -z "$(ls "$work/logs")"
+
+rc=$(run_tool "$work/again" "$work/data")
+check "a second run has nothing to do" grep -q "no pending logs" "$work/again"
+
+[ $fails -eq 0 ] && rm -rf "$work"
+echo "replay-tool: $fails failed"
+[ $fails -eq 0 ]

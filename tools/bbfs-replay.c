@@ -1,0 +1,246 @@
+/*
+ * bbfs-replay — turn a bbfs file's pending logs into the canonical file.
+ *
+ *     mpiexec -n K bbfs-replay [--dry-run] [--salvage] [--quiet] FILE
+ *
+ * FILE is the canonical path, with or without a bbfs: prefix (bbfs:ufs:/p
+ * forces the lower driver).  Any number of processes may replay, whatever
+ * number wrote.  The replay itself is the driver's: opening the file through
+ * bbfs replays pending logs before anything else; this tool adds the plan
+ * summary, progress and a closing line.  See docs/bbfs-replay.md.
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "manifest.h"
+#include "planner.h"
+
+static int rank, nprocs;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mpiexec -n K bbfs-replay [--dry-run] [--salvage] [--quiet] FILE\n"
+            "\n"
+            "Replays the pending logs of the bbfs file FILE into the canonical file,\n"
+            "epoch by epoch, with K processes (any K), then removes the logs and the\n"
+            "manifest.  FILE may carry a bbfs: prefix (bbfs:ufs:/path forces the lower\n"
+            "driver); without one, bbfs: is assumed.\n"
+            "\n"
+            "  --dry-run  print what would be replayed (writers, epochs, bytes) and stop\n"
+            "  --salvage  replay what damaged metalogs sealed before the damage, and\n"
+            "             report what could not be recovered (default: refuse)\n"
+            "  --quiet    no progress lines, only errors and the closing summary\n"
+            "  --help     this text\n"
+            "\n"
+            "Exit status: 0 replayed (or nothing pending), 1 failed, 2 bad usage.\n");
+}
+
+/* "/path" of "bbfs:ufs:/path", "ufs:/path" or "/path". */
+static const char *plain_path(const char *name)
+{
+    const char *p = name;
+    for (;;) {
+        const char *c = p;
+        while ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))
+            c++;
+        if (*c != ':' || c - p < 2)
+            return p;
+        p = c + 1;
+    }
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    buf = malloc((size_t) n + 1);
+    if (buf && fread(buf, 1, (size_t) n, f) != (size_t) n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) {
+        buf[n] = '\0';
+        *len = (size_t) n;
+    }
+    return buf;
+}
+
+struct summary {
+    int pending;                /* a manifest was found */
+    unsigned long long epochs, bytes, writers;
+};
+
+/* Rank 0: describe the plan; with dry_run, in detail.  Returns 0, or 1 when
+ * the logs cannot be planned (the message says why). */
+static int describe(const char *path, int dry_run, int salvage, struct summary *s)
+{
+    char mpath[4096];
+    struct logfs_manifest m;
+    struct logfs_error le;
+    struct logfs_plan *plan;
+    struct logfs_plan_opts po = { salvage, 0 };
+    size_t len;
+    char *text;
+    int rc;
+
+    memset(s, 0, sizeof(*s));
+    if (logfs_manifest_path(path, mpath, sizeof(mpath)) != 0)
+        return fprintf(stderr, "bbfs-replay: path too long: %s\n", path), 1;
+    text = read_file(mpath, &len);
+    if (!text) {
+        if (errno == ENOENT)
+            return 0;
+        return fprintf(stderr, "bbfs-replay: cannot read %s: %s\n", mpath, strerror(errno)), 1;
+    }
+    s->pending = 1;
+    rc = logfs_manifest_parse(text, len, &m, &le);
+    free(text);
+    if (rc != LOGFS_OK)
+        return fprintf(stderr, "bbfs-replay: %s: %s\n", mpath, le.msg), 1;
+
+    const char **metalogs = malloc(sizeof(char *) * m.nwriters);
+    for (uint32_t w = 0; w < m.nwriters; w++)
+        metalogs[w] = m.w[w].metalog;
+    rc = logfs_plan_build(metalogs, m.nwriters, &po, &plan, &le);
+    free(metalogs);
+    if (rc != LOGFS_OK) {
+        fprintf(stderr, "bbfs-replay: %s: %s\n", path, le.msg);
+        if (!salvage)
+            fprintf(stderr, "bbfs-replay: --salvage replays what the damaged logs sealed "
+                    "before the damage\n");
+        logfs_manifest_free(&m);
+        return 1;
+    }
+    s->writers = m.nwriters;
+    s->epochs = logfs_plan_nepochs(plan);
+    for (uint64_t e = 0; e < s->epochs; e++)
+        s->bytes += logfs_plan_epoch_bytes(plan, e);
+    if (dry_run) {
+        printf("file     %s\nmanifest %s\nfile id  %016llx\nwriters  %u\n", path, mpath,
+               (unsigned long long) m.file_id, m.nwriters);
+        for (uint32_t w = 0; w < m.nwriters; w++)
+            printf("  writer %u on %s: %s\n", w, m.w[w].host, m.w[w].metalog);
+        for (uint64_t e = 0; e < s->epochs; e++) {
+            struct logfs_resize rs;
+            logfs_plan_resize(plan, e, &rs);
+            printf("epoch %llu: %llu bytes", (unsigned long long) e,
+                   (unsigned long long) logfs_plan_epoch_bytes(plan, e));
+            if (rs.present)
+                printf(", set_size to %llu (then at least %llu)",
+                       (unsigned long long) rs.truncate_to, (unsigned long long) rs.extend_to);
+            printf("\n");
+        }
+    }
+    for (uint32_t w = 0; w < m.nwriters; w++) {
+        const char *warn = logfs_plan_warning(plan, w);
+        if (warn)
+            fprintf(stderr, "bbfs-replay: writer %u: could not recover everything: %s\n", w,
+                    warn);
+    }
+    logfs_plan_free(plan);
+    logfs_manifest_free(&m);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int dry_run = 0, salvage = 0, quiet = 0, failed = 0;
+    const char *name = NULL;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--dry-run"))
+            dry_run = 1;
+        else if (!strcmp(argv[i], "--salvage"))
+            salvage = 1;
+        else if (!strcmp(argv[i], "--quiet"))
+            quiet = 1;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            if (rank == 0)
+                usage(stdout);
+            MPI_Finalize();
+            return 0;
+        } else if (argv[i][0] == '-' || name) {
+            if (rank == 0)
+                usage(stderr);
+            MPI_Finalize();
+            return 2;
+        } else
+            name = argv[i];
+    }
+    if (!name) {
+        if (rank == 0)
+            usage(stderr);
+        MPI_Finalize();
+        return 2;
+    }
+
+    const char *path = plain_path(name);
+    char fname[4200];
+    if (strncmp(name, "bbfs:", 5) == 0)
+        snprintf(fname, sizeof(fname), "%s", name);
+    else
+        snprintf(fname, sizeof(fname), "bbfs:%s", name);
+
+    struct summary s;
+    if (rank == 0)
+        failed = describe(path, dry_run, salvage, &s);
+    MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&s, sizeof(s), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (failed || dry_run || !s.pending) {
+        if (rank == 0 && !failed && !s.pending)
+            printf("bbfs-replay: %s: no pending logs, nothing to do\n", path);
+        MPI_Finalize();
+        return failed;
+    }
+
+    /* Opening through bbfs replays the pending logs; read-only, so no new
+     * logs are started. */
+    MPI_Info info;
+    MPI_File fh;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "bbfs_progress", quiet ? "false" : "true");
+    if (salvage)
+        MPI_Info_set(info, "bbfs_salvage", "true");
+    double t0 = MPI_Wtime();
+    int err = MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_RDONLY, info, &fh);
+    if (err == MPI_SUCCESS)
+        err = MPI_File_close(&fh);
+    double t = MPI_Wtime() - t0;
+    MPI_Info_free(&info);
+    if (err != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(err, msg, &len);
+        if (rank == 0)
+            fprintf(stderr, "bbfs-replay: %s: replay failed: %s\n", path, msg);
+        MPI_Finalize();
+        return 1;
+    }
+    struct stat st;
+    if (rank == 0) {
+        double mib = s.bytes / 1048576.0;
+        printf("bbfs-replay: %s: %llu epochs, %.1f MiB from %llu writers replayed by %d "
+               "processes in %.2f s (%.1f MiB/s); file size %lld bytes\n", path, s.epochs, mib,
+               s.writers, nprocs, t, t > 0 ? mib / t : 0.0,
+               stat(path, &st) == 0 ? (long long) st.st_size : -1LL);
+    }
+    MPI_Finalize();
+    return 0;
+}
