@@ -135,7 +135,15 @@ int ADIOI_BBFS_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int 
 void ADIOI_BBFS_Delete(const char *filename, int *error_code);
 int ADIOI_BBFS_Feature(ADIO_File fd, int flag);
 
+/* count blocks of len bytes, block i at file offset off + i * stride, whose
+ * data follow each other in the packed user data from data_off. */
+typedef int (*ADIOI_BBFS_run_fn) (void *arg, ADIO_Offset off, ADIO_Offset len,
+                                  ADIO_Offset stride, ADIO_Offset count, ADIO_Offset data_off);
+
 /* ad_bbfs_view.c */
+int ADIOI_BBFS_Walk_view_runs(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
+                              ADIO_Offset nbytes, ADIOI_BBFS_run_fn fn, void *arg,
+                              ADIO_Offset * next_fp);
 int ADIOI_BBFS_Walk_view(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
                          ADIO_Offset nbytes, ADIOI_BBFS_extent_fn fn, void *arg,
                          ADIO_Offset * next_fp);

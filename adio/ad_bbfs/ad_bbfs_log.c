@@ -192,23 +192,41 @@ int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf)
     return rc == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
 }
 
-/* Broadcast a string from rank 0 (NULL stays NULL). */
-static char *bcast_text(MPI_Comm comm, char *text, size_t len)
+/* What rank 0 found at open, in one broadcast: whether reading the
+ * manifest failed (its MPI error class), the manifest text if there is
+ * one, and the id for this open's logs.  Collectives are expensive when
+ * processes share cores; an open makes as few as it can. */
+static int bcast_open_state(MPI_Comm comm, const char *myname, int err, char **text,
+                            size_t len, uint64_t * file_id)
 {
-    long long n = text ? (long long) len : -1;
+    long long hdr[3] = { 0, -1, 0 };
     int rank;
 
     MPI_Comm_rank(comm, &rank);
-    MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
-    if (n < 0)
-        return NULL;
-    if (rank != 0) {
-        text = ADIOI_Malloc(n + 1);
-        text[n] = '\0';
+    if (rank == 0) {
+        if (err != MPI_SUCCESS)
+            MPI_Error_class(err, (int *) &hdr[0]);
+        hdr[1] = *text ? (long long) len : -1;
+        hdr[2] = (long long) *file_id;
     }
-    MPI_Bcast(text, (int) n, MPI_CHAR, 0, comm);
-    return text;
+    MPI_Bcast(hdr, 3, MPI_LONG_LONG, 0, comm);
+    *file_id = (uint64_t) hdr[2];
+    if (hdr[0] != 0)
+        return rank == 0 ? err : MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                      myname, __LINE__, (int) hdr[0], "**io",
+                                                      "bbfs: failed on process 0 (see its "
+                                                      "error)");
+    if (hdr[1] < 0)
+        return MPI_SUCCESS;
+    if (rank != 0) {
+        *text = ADIOI_Malloc(hdr[1] + 1);
+        (*text)[hdr[1]] = '\0';
+    }
+    MPI_Bcast(*text, (int) hdr[1], MPI_CHAR, 0, comm);
+    return MPI_SUCCESS;
 }
+
+static uint64_t new_file_id(const char *path);
 
 /* ---- replaying logs left by an earlier job ---------------------------- */
 
@@ -223,14 +241,13 @@ void ADIOI_BBFS_Replay_pending(ADIO_File fd, int *error_code)
     int rank, err = MPI_SUCCESS, rc;
 
     MPI_Comm_rank(fd->comm, &rank);
-    if (rank == 0)
+    if (rank == 0) {
         err = manifest_read(bf, &text, &len);
-    *error_code = agree_on_error(fd->comm, myname, err);
-    if (*error_code != MPI_SUCCESS)
-        return;
-    text = bcast_text(fd->comm, text, len);
-    if (!text)
-        return;                 /* nothing pending */
+        bf->file_id = new_file_id(bf->canonical);
+    }
+    *error_code = bcast_open_state(fd->comm, myname, err, &text, len, &bf->file_id);
+    if (*error_code != MPI_SUCCESS || !text)
+        return;                 /* failed, or nothing pending */
 
     rc = logfs_manifest_parse(text, strlen(text), &m, &le);
     ADIOI_BBFS_FREE(text);
@@ -273,22 +290,16 @@ void ADIOI_BBFS_Replay_pending(ADIO_File fd, int *error_code)
 
 /* ---- this job's logs -------------------------------------------------- */
 
-static uint64_t new_file_id(MPI_Comm comm, const char *path)
+/* Unique enough to tell the logs of two opens of one file apart. */
+static uint64_t new_file_id(const char *path)
 {
-    uint64_t id = 0;
-    int rank;
+    struct timeval tv;
+    uint64_t id = 1469598103934665603ULL;
 
-    MPI_Comm_rank(comm, &rank);
-    if (rank == 0) {
-        struct timeval tv;
-        gettimeofday(&tv, NULL);
-        id = 1469598103934665603ULL;
-        for (const char *c = path; *c; c++)
-            id = (id ^ (unsigned char) *c) * 1099511628211ULL;
-        id ^= ((uint64_t) tv.tv_sec << 20) ^ (uint64_t) tv.tv_usec ^ ((uint64_t) getpid() << 40);
-    }
-    MPI_Bcast(&id, 1, MPI_UINT64_T, 0, comm);
-    return id;
+    gettimeofday(&tv, NULL);
+    for (const char *c = path; *c; c++)
+        id = (id ^ (unsigned char) *c) * 1099511628211ULL;
+    return id ^ ((uint64_t) tv.tv_sec << 20) ^ (uint64_t) tv.tv_usec ^ ((uint64_t) getpid() << 40);
 }
 
 /* Create this process's logs and the manifest naming everyone's. */
@@ -298,12 +309,15 @@ static void log_start(ADIO_File fd, int *error_code)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     struct logfs_writer_opts o;
     struct logfs_error le;
-    char name[PATH_MAX], host[LOGFS_MANIFEST_HOST_MAX] = "";
+    char name[PATH_MAX];
     const char *base = strrchr(bf->canonical, '/');
     int rank, rc, err = MPI_SUCCESS;
 
     MPI_Comm_rank(fd->comm, &rank);
-    bf->file_id = new_file_id(fd->comm, bf->canonical);
+    if (bf->file_id == 0) {     /* restarting after a mid-session replay */
+        bf->file_id = new_file_id(bf->canonical);
+        MPI_Bcast(&bf->file_id, 1, MPI_UINT64_T, 0, fd->comm);
+    }
     snprintf(name, sizeof(name), "%s.%016llx.%d", base ? base + 1 : bf->canonical,
              (unsigned long long) bf->file_id, rank);
 
@@ -325,31 +339,42 @@ static void log_start(ADIO_File fd, int *error_code)
         err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
         bf->writer = NULL;
     }
-    *error_code = agree_on_error(fd->comm, myname, err);
-    if (*error_code != MPI_SUCCESS)
-        goto fn_fail;
 
-    /* Everyone's metalog path and host: readers need the paths, the
-     * manifest both. */
-    char mine[PATH_MAX + LOGFS_MANIFEST_HOST_MAX];
-    char *all = ADIOI_Malloc(sizeof(mine) * bf->nwriters);
-    gethostname(host, sizeof(host) - 1);
-    memset(mine, 0, sizeof(mine));
-    snprintf(mine, PATH_MAX, "%s", logfs_writer_metalog_path(bf->writer));
-    snprintf(mine + PATH_MAX, LOGFS_MANIFEST_HOST_MAX, "%s", host);
-    MPI_Allgather(mine, (int) sizeof(mine), MPI_CHAR, all, (int) sizeof(mine), MPI_CHAR,
+    /* One exchange: everyone's metalog path and host (readers need the
+     * paths, the manifest both), and whether everyone got logs at all. */
+    struct {
+        int err_class;
+        char path[PATH_MAX];
+        char host[LOGFS_MANIFEST_HOST_MAX];
+    } mine, *all = ADIOI_Malloc(sizeof(mine) * bf->nwriters);
+    memset(&mine, 0, sizeof(mine));
+    if (err != MPI_SUCCESS)
+        MPI_Error_class(err, &mine.err_class);
+    else
+        snprintf(mine.path, sizeof(mine.path), "%s", logfs_writer_metalog_path(bf->writer));
+    gethostname(mine.host, sizeof(mine.host) - 1);
+    MPI_Allgather(&mine, (int) sizeof(mine), MPI_BYTE, all, (int) sizeof(mine), MPI_BYTE,
                   fd->comm);
+    for (int r = 0; r < bf->nwriters && err == MPI_SUCCESS; r++)
+        if (all[r].err_class != 0)
+            err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                       all[r].err_class, "**io", "bbfs: cannot create logs "
+                                       "on process %d (see its error)", r);
+    if (err != MPI_SUCCESS) {
+        ADIOI_Free(all);
+        *error_code = err;
+        goto fn_fail;
+    }
     bf->metalogs = ADIOI_Malloc(sizeof(char *) * bf->nwriters);
     for (int r = 0; r < bf->nwriters; r++)
-        bf->metalogs[r] = ADIOI_Strdup(all + (size_t) r * sizeof(mine));
+        bf->metalogs[r] = ADIOI_Strdup(all[r].path);
     if (rank == 0) {
         struct logfs_manifest m;
         char *text = NULL;
         size_t len;
         rc = logfs_manifest_init(&m, bf->file_id, (uint32_t) bf->nwriters);
         for (int r = 0; r < bf->nwriters && rc == LOGFS_OK; r++)
-            rc = logfs_manifest_set(&m, (uint32_t) r, all + (size_t) r * sizeof(mine) + PATH_MAX,
-                                    all + (size_t) r * sizeof(mine));
+            rc = logfs_manifest_set(&m, (uint32_t) r, all[r].host, all[r].path);
         if (rc == LOGFS_OK)
             rc = logfs_manifest_format(&m, &text, &len);
         if (rc != LOGFS_OK)
@@ -438,6 +463,7 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
     ADIOI_BBFS_FREE(ml);
     ADIOI_BBFS_FREE(dl);
     free_metalogs(bf);
+    bf->file_id = 0;
 }
 
 void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code)

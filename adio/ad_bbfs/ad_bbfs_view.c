@@ -116,3 +116,75 @@ int ADIOI_BBFS_Walk_view(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
     *next_fp = next;
     return 0;
 }
+
+/* ---- the same walk, as strided runs --------------------------------------
+ * A vector file type yields a long series of equal pieces at a constant
+ * stride; handing those on as one run lets the log store them with one copy
+ * and one record.  Pieces that touch are merged first. */
+
+struct run_acc {
+    ADIOI_BBFS_run_fn fn;
+    void *arg;
+    ADIO_Offset off, len, stride, count, data_off;      /* the run being built */
+    int rc;
+};
+
+static int flush_run(struct run_acc *a)
+{
+    int rc = 0;
+    if (a->count > 0)
+        rc = a->fn(a->arg, a->off, a->len, a->stride, a->count, a->data_off);
+    a->count = 0;
+    return rc;
+}
+
+static int add_piece(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data_off)
+{
+    struct run_acc *a = arg;
+
+    if (a->count == 1 && off == a->off + a->len) {     /* touches: one longer piece */
+        a->len += len;
+        return 0;
+    }
+    if (a->count == 1 && len == a->len && off > a->off + a->len) {
+        a->stride = off - a->off;
+        a->count = 2;
+        return 0;
+    }
+    if (a->count >= 2 && len == a->len && off == a->off + a->count * a->stride) {
+        a->count++;
+        return 0;
+    }
+    if (a->count >= 2 && off == a->off + (a->count - 1) * a->stride + a->len) {
+        /* the last block grows: end the run before it, restart from it */
+        a->count--;
+        ADIO_Offset last_off = a->off + a->count * a->stride;
+        ADIO_Offset last_data = a->data_off + a->count * a->len;
+        int rc = flush_run(a);
+        if (rc)
+            return rc;
+        a->off = last_off;
+        a->len += len;
+        a->data_off = last_data;
+        a->count = 1;
+        return 0;
+    }
+    int rc = flush_run(a);
+    if (rc)
+        return rc;
+    a->off = off;
+    a->len = len;
+    a->stride = 0;
+    a->count = 1;
+    a->data_off = data_off;
+    return 0;
+}
+
+int ADIOI_BBFS_Walk_view_runs(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
+                              ADIO_Offset nbytes, ADIOI_BBFS_run_fn fn, void *arg,
+                              ADIO_Offset * next_fp)
+{
+    struct run_acc a = { fn, arg, 0, 0, 0, 0, 0, 0 };
+    int rc = ADIOI_BBFS_Walk_view(fd, file_ptr_type, offset, nbytes, add_piece, &a, next_fp);
+    return rc ? rc : flush_run(&a);
+}

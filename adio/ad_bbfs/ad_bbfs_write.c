@@ -18,14 +18,17 @@ struct write_walk {
     int rc;
 };
 
-static int log_extent(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data_off)
+static int log_run(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset stride,
+                   ADIO_Offset count, ADIO_Offset data_off)
 {
     struct write_walk *ww = arg;
+    ADIO_Offset end = off + (count - 1) * stride + len;
 
-    ww->rc = logfs_writer_add_extent(ww->w, (uint64_t) off, (uint64_t) len,
-                                     ww->data + data_off, &ww->le);
-    if (off + len > ww->end)
-        ww->end = off + len;
+    for (ADIO_Offset i = 0; i < count && ww->rc == LOGFS_OK; i++)
+        ww->rc = logfs_writer_add_extent(ww->w, (uint64_t) (off + i * stride), (uint64_t) len,
+                                         ww->data + data_off + i * len, &ww->le);
+    if (end > ww->end)
+        ww->end = end;
     return ww->rc != LOGFS_OK;
 }
 
@@ -57,10 +60,11 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
             /* ROMIO hands contiguous calls a byte offset (disp included). */
             ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset;
             if (nbytes > 0)
-                log_extent(&ww, start, nbytes, 0);
+                log_run(&ww, start, nbytes, 0, 1, 0);
             next_fp = start + nbytes;
         } else {
-            ADIOI_BBFS_Walk_view(fd, file_ptr_type, offset, nbytes, log_extent, &ww, &next_fp);
+            ADIOI_BBFS_Walk_view_runs(fd, file_ptr_type, offset, nbytes, log_run, &ww,
+                                      &next_fp);
         }
         rc = ww.rc;
         int end_rc = logfs_writer_end_write(bf->writer, rc == LOGFS_OK ? &ww.le : NULL);
