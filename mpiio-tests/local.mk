@@ -93,7 +93,9 @@ check_PROGRAMS += %reldir%/t_errors
 TESTS += %reldir%/t_errors.mpi
 EXTRA_DIST += %reldir%/t_errors.mpi
 
-check_PROGRAMS += %reldir%/t_crash %reldir%/t_reopen %reldir%/t_badlog
+check_PROGRAMS += %reldir%/t_crash %reldir%/t_reopen %reldir%/t_badlog %reldir%/t_consistency
+mpiio_tests_t_consistency_CPPFLAGS = $(MPI_CPPFLAGS)
+mpiio_tests_t_consistency_LDADD = $(MPIIO_TEST_LDADD)
 mpiio_tests_t_crash_CPPFLAGS = $(MPI_CPPFLAGS)
 mpiio_tests_t_crash_LDADD = $(MPIIO_TEST_LDADD)
 mpiio_tests_t_reopen_CPPFLAGS = $(MPI_CPPFLAGS)
@@ -103,7 +105,8 @@ mpiio_tests_t_badlog_LDADD = $(MPIIO_TEST_LDADD)
 # Logs replayed by a second job, with other process counts; crash recovery;
 # deferred replay; bad input around the logs.
 MPIIO_LOG_SPECS = %reldir%/t_epochs_replay.mpi %reldir%/t_vector_replay.mpi \
-	%reldir%/t_crash.mpi %reldir%/t_reopen.mpi %reldir%/t_badlog.mpi
+	%reldir%/t_crash.mpi %reldir%/t_reopen.mpi %reldir%/t_badlog.mpi \
+	%reldir%/t_consistency.mpi
 TESTS += $(MPIIO_LOG_SPECS)
 EXTRA_DIST += $(MPIIO_LOG_SPECS)
 check_PROGRAMS += tools/bbfs-replay
