@@ -40,6 +40,30 @@ int logfs_grouper_push(struct logfs_grouper *gr, uint64_t offset, uint64_t len,
     return emitted;
 }
 
+int logfs_grouper_push_group(struct logfs_grouper *gr, const struct logfs_group *g,
+                             struct logfs_group done[2])
+{
+    struct logfs_group *cur = &gr->g;
+    int n = logfs_grouper_push(gr, g->offset, g->blocklen, &done[0]);
+    if (g->count == 1)
+        return n;
+    /* The first block is now the last of the pending group.  Pushing block
+     * 1 either continues it (count 1: any stride; else: the same stride)
+     * or completes it and starts a group that blocks 2.. then continue. */
+    if (cur->count == 1) {
+        cur->stride = g->stride;
+        cur->count = g->count;
+    } else if (cur->stride == g->stride) {
+        cur->count += g->count - 1;
+    } else {
+        done[n++] = *cur;
+        cur->offset = g->offset + (uint64_t)g->stride;
+        cur->count = g->count - 1;
+        cur->stride = cur->count > 1 ? g->stride : 0;
+    }
+    return n;
+}
+
 int logfs_grouper_finish(struct logfs_grouper *gr, struct logfs_group *done)
 {
     if (gr->g.count == 0)

@@ -43,6 +43,16 @@ void logfs_grouper_init(struct logfs_grouper *gr);
 int logfs_grouper_push(struct logfs_grouper *gr, uint64_t offset, uint64_t len,
                        struct logfs_group *done);
 
+/*
+ * Feed a whole group @p g (its blocks in order), with exactly the result of
+ * pushing its blocks one by one, in O(1).  The group must be valid (see
+ * logfs_group_next); its stride is ignored when count == 1.
+ * @param[out] done  up to two groups completed by this push, in order
+ * @return how many of done[] were filled (0, 1 or 2)
+ */
+int logfs_grouper_push_group(struct logfs_grouper *gr, const struct logfs_group *g,
+                             struct logfs_group done[2]);
+
 /* @param[out] done  the pending group.  @return 1 if there was one, else 0. */
 int logfs_grouper_finish(struct logfs_grouper *gr, struct logfs_group *done);
 

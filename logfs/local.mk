@@ -52,6 +52,7 @@ tests_unit_logfs_unit_SOURCES = \
 	tests/unit/extents_test.cc \
 	tests/unit/rangemap_test.cc \
 	tests/unit/writer_test.cc \
+	tests/unit/run_test.cc \
 	tests/unit/reader_test.cc \
 	tests/unit/index_test.cc \
 	tests/unit/planner_test.cc \

@@ -46,6 +46,17 @@ struct logfs_writer {
 
     int track;
     struct logfs_index ix;
+    /* Read-your-writes is lazy: groups (and set_size cuts) queue here in
+     * call order and enter the index at the next lookup. */
+    struct pend *pend;
+    size_t npend, cappend;
+};
+
+/* One queued index update: a group of blocks, or (count == 0) a set_size cut at offset. */
+struct pend {
+    struct logfs_group g;
+    uint64_t dlog;
+    uint64_t epoch;
 };
 
 void logfs_writer_opts_init(struct logfs_writer_opts *o)
@@ -230,9 +241,29 @@ static int finish_record(struct logfs_writer *w, struct logfs_error *err)
     return rc;
 }
 
+static int queue_pend(struct logfs_writer *w, const struct logfs_group *g, uint64_t dlog,
+                      struct logfs_error *err)
+{
+    if (!w->track)
+        return LOGFS_OK;
+    if (w->npend == w->cappend) {
+        size_t cap = w->cappend ? w->cappend * 2 : 64;
+        struct pend *q = realloc(w->pend, cap * sizeof *q);
+        if (!q)
+            return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
+        w->pend = q;
+        w->cappend = cap;
+    }
+    w->pend[w->npend++] = (struct pend){*g, dlog, w->epoch};
+    return LOGFS_OK;
+}
+
 static int emit_group(struct logfs_writer *w, const struct logfs_group *g, struct logfs_error *err)
 {
     uint64_t bytes = g->count * g->blocklen;
+    int rc = queue_pend(w, g, w->next_dlog, err);
+    if (rc)
+        return rc;
     if (w->rfill == 0)
         w->rec_dlog = w->next_dlog;
     w->rfill += logfs_group_encode(w->rbuf + w->rfill, g);
@@ -248,8 +279,6 @@ static int close_run(struct logfs_writer *w, struct logfs_error *err)
         return LOGFS_OK;
     uint64_t len = w->run_len;
     w->run_len = 0;
-    if (w->track && logfs_index_add(&w->ix, w->run_off, len, w->epoch, w->run_dlog))
-        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
     if (logfs_grouper_push(&w->gr, w->run_off, len, &done))
         return emit_group(w, &done, err);
     return LOGFS_OK;
@@ -281,6 +310,63 @@ int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
     w->run_off = off;
     w->run_len = len;
     w->run_dlog = at;
+    return LOGFS_OK;
+fail:
+    reset_call(w);
+    return rc;
+}
+
+int logfs_writer_add_run(struct logfs_writer *w, uint64_t off, uint64_t blocklen, int64_t stride,
+                         uint64_t count, const void *data, struct logfs_error *err)
+{
+    struct logfs_group g = {off, blocklen, stride, count}, done[2];
+    __int128 last;
+    uint64_t at = w->dl.len;
+    int rc, n;
+
+    if (!w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "add_run outside a write call");
+    if (blocklen == 0 || count == 0)
+        return LOGFS_OK;
+    last = (__int128)off + (__int128)(count - 1) * stride;
+    if (off >= LOGFS_MAX_FILE_END || blocklen > LOGFS_MAX_FILE_END || count > LOGFS_MAX_FILE_END ||
+        off + blocklen > LOGFS_MAX_FILE_END || last < 0 ||
+        last + (__int128)blocklen > (__int128)LOGFS_MAX_FILE_END ||
+        (__int128)count * blocklen > (__int128)SIZE_MAX) {
+        reset_call(w);
+        return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW,
+                          "run at %llu of %llu blocks of %llu bytes ends outside [0, 2^63)",
+                          (unsigned long long)off, (unsigned long long)count, (unsigned long long)blocklen);
+    }
+    if (count == 1 || stride == (int64_t)blocklen) /* one contiguous extent */
+        return logfs_writer_add_extent(w, off, count * blocklen, data, err);
+    if ((rc = logfs_datalog_append(&w->dl, data, (size_t)(count * blocklen), err)))
+        goto fail;
+    /* Exactly what add_extent per block would do: block 0 may continue the
+     * open run; blocks 0 .. count-2 then go to the grouper; the last block
+     * stays open as the run, so a following contiguous extent extends it. */
+    if (w->run_len && off == w->run_off + w->run_len) {
+        w->run_len += blocklen;
+    } else {
+        if ((rc = close_run(w, err)))
+            goto fail;
+        w->run_off = off;
+        w->run_len = blocklen;
+        w->run_dlog = at;
+    }
+    if ((rc = close_run(w, err)))
+        goto fail;
+    if (count > 2) {
+        g.offset = off + (uint64_t)stride;
+        g.count = count - 2;
+        n = logfs_grouper_push_group(&w->gr, &g, done);
+        for (int i = 0; i < n; i++)
+            if ((rc = emit_group(w, &done[i], err)))
+                goto fail;
+    }
+    w->run_off = (uint64_t)last;
+    w->run_len = blocklen;
+    w->run_dlog = at + (count - 1) * blocklen;
     return LOGFS_OK;
 fail:
     reset_call(w);
@@ -361,8 +447,9 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
         return logfs_fail(err, LOGFS_ESTATE, 0, "set_size inside a write call");
     if (size > LOGFS_MAX_FILE_END)
         return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "set_size beyond 2^63");
-    if (w->track && logfs_index_cut(&w->ix, size, w->epoch))
-        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
+    struct logfs_group cut = {size, 0, 0, 0};
+    if ((rc = queue_pend(w, &cut, 0, err)))
+        return rc;
     rc = queue_record(w, LOGFS_REC_SETSIZE, p, logfs_put_varint(p, size), NULL, 0, err);
     if (!rc && w->mfill >= META_FLUSH_AT)
         rc = flush_meta(w, err);
@@ -400,6 +487,7 @@ void logfs_writer_abandon(struct logfs_writer *w)
         close(w->mfd);
     if (w->track)
         logfs_index_fini(&w->ix);
+    free(w->pend);
     free(w->mbuf);
     free(w->rbuf);
     free(w->mpath);
@@ -431,11 +519,55 @@ const char *logfs_writer_datalog_path(const struct logfs_writer *w)
     return w->dl.path;
 }
 
+static int index_group(struct logfs_index *ix, const struct logfs_group *g, uint64_t dlog,
+                       uint64_t epoch)
+{
+    if (g->count == 0)
+        return logfs_index_cut(ix, g->offset, epoch);
+    if (g->count == 1 || g->stride == (int64_t)g->blocklen)
+        return logfs_index_add(ix, g->offset, g->count * g->blocklen, epoch, dlog);
+    for (uint64_t i = 0; i < g->count; i++, dlog += g->blocklen) {
+        int rc = logfs_index_add(ix, logfs_group_block(g, i), g->blocklen, epoch, dlog);
+        if (rc)
+            return rc;
+    }
+    return LOGFS_OK;
+}
+
+/* Bring the index up to date: queued groups in order, and, inside a write
+ * call, the group and run still being built (re-applied when they are
+ * queued later, which gives the same result). */
+static int catch_up(struct logfs_writer *w)
+{
+    size_t i;
+    int rc = LOGFS_OK;
+    for (i = 0; i < w->npend && !rc; i++)
+        rc = index_group(&w->ix, &w->pend[i].g, w->pend[i].dlog, w->pend[i].epoch);
+    if (rc) {
+        i--; /* a failed insert leaves the map unchanged: keep it queued */
+        memmove(w->pend, w->pend + i, (w->npend - i) * sizeof *w->pend);
+        w->npend -= i;
+        return rc;
+    }
+    w->npend = 0;
+    if (w->in_call) {
+        if (w->gr.g.count && (rc = index_group(&w->ix, &w->gr.g, w->next_dlog, w->epoch)))
+            return rc;
+        if (w->run_len && (rc = logfs_index_add(&w->ix, w->run_off, w->run_len, w->epoch, w->run_dlog)))
+            return rc;
+    }
+    return LOGFS_OK;
+}
+
 int logfs_writer_lookup(const struct logfs_writer *w, uint64_t off, uint64_t len,
                         uint64_t min_epoch, logfs_piece_fn fn, void *arg)
 {
     if (!w->track)
         return LOGFS_ESTATE;
+    /* The index is a cache of the writer's own groups: filling it does not
+     * change what the writer logged, hence the const interface. */
+    if ((w->npend || w->in_call) && catch_up((struct logfs_writer *)w))
+        return LOGFS_ENOMEM;
     if (off >= LOGFS_MAX_FILE_END)
         return LOGFS_ERANGE;
     if (len > LOGFS_MAX_FILE_END - off)

@@ -13,7 +13,9 @@
  *
  * Contiguous pieces are merged, and runs of equal length at a constant
  * stride become one (offset, blocklen, stride, count) group, so a vector of
- * a million blocks costs a few bytes of metalog.
+ * a million blocks costs a few bytes of metalog.  A caller that already
+ * knows the pattern passes it whole with logfs_writer_add_run(): one copy
+ * of the data and O(1) bookkeeping instead of a call per block.
  *
  * Epochs: the writer starts in epoch 0; logfs_writer_sync() closes the
  * current epoch and opens the next.  Nothing here is thread-safe: one writer
@@ -85,6 +87,24 @@ int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err);
 int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
                             const void *data, struct logfs_error *err);
 
+/*
+ * Append @p count blocks of @p blocklen bytes of the current call: block i
+ * goes to file offset off + i * stride (stride may be any value, as in a
+ * struct logfs_group), and the data is contiguous: count * blocklen bytes
+ * at @p data, block after block.  The result (datalog, metalog records,
+ * lookups) is exactly that of add_extent for each block in order, but the
+ * bytes go to the datalog in one append (written directly, without the
+ * buffer, when large) and the blocks are recorded as one group, or merged
+ * into the group being built when they continue it.  blocklen == 0 or
+ * count == 0 adds nothing.
+ * @return LOGFS_OK, LOGFS_ESTATE (no call open), LOGFS_ERANGE (a block
+ *         outside [0, LOGFS_MAX_FILE_END), or count * blocklen > SIZE_MAX),
+ *         LOGFS_ENOSPC, LOGFS_EIO, LOGFS_ENOMEM; on failure the call is
+ *         over, as for add_extent
+ */
+int logfs_writer_add_run(struct logfs_writer *w, uint64_t off, uint64_t blocklen, int64_t stride,
+                         uint64_t count, const void *data, struct logfs_error *err);
+
 /* Finish the call: its WRITE record(s) are queued behind its data. */
 int logfs_writer_end_write(struct logfs_writer *w, struct logfs_error *err);
 
@@ -154,7 +174,15 @@ typedef int (*logfs_piece_fn)(void *arg, const struct logfs_piece *p);
  * win.  Bytes last written in an epoch before @p min_epoch are reported as
  * holes: the caller knows newer data may exist elsewhere (e.g. another
  * writer's, after a sync).  Adjacent holes are reported as one.
- * @return LOGFS_OK, LOGFS_ESTATE (index not tracked), or what @p fn returned
+ *
+ * Every write is seen, synced or not, including the extents already added
+ * in a call still open.  The index is built lazily: writes only queue their
+ * groups (O(1) per group), and the first lookup after them inserts the
+ * queued groups block by block, so a writer that never looks up never pays
+ * for the index.
+ * @return LOGFS_OK, LOGFS_ESTATE (index not tracked), LOGFS_ENOMEM (the
+ *         index could not be brought up to date; a later lookup retries),
+ *         or what @p fn returned
  */
 int logfs_writer_lookup(const struct logfs_writer *w, uint64_t off, uint64_t len,
                         uint64_t min_epoch, logfs_piece_fn fn, void *arg);
