@@ -7,7 +7,7 @@
 # (apt-get source).  The expensive part (patched source, configure, full build)
 # lives in $BBFS_CACHE_DIR/mpich-<key>, where <key> hashes everything that
 # goes into it except the driver sources: the MPICH source, the ROMIO patch,
-# the configure flags, this script and the compiler.  The driver is linked
+# the configure flags, the recipe version below and the compiler.  The driver is linked
 # into that tree (src/mpi/romio/bbfs -> this checkout), so a driver change is
 # an incremental `make`, and the result is published as BUILDDIR/mpich.
 set -euo pipefail
@@ -55,8 +55,10 @@ else
     log "MPICH source '$SOURCE' is neither a directory nor a tarball"; exit 1
 fi
 
-key=$( { echo "$src_hash"; cat "$PATCH"; echo "${CONFIG_FLAGS[*]}";
-         sed -n '/^# --- 2/,$p' "$0"; ${CC:-gcc} --version | head -1; } | sha256sum | cut -c1-16)
+# Bump when the steps below change what gets built (not how it is copied).
+RECIPE=1
+key=$( { echo "$src_hash"; cat "$PATCH"; echo "${CONFIG_FLAGS[*]}"; echo "recipe $RECIPE";
+         ${CC:-gcc} --version | head -1; } | sha256sum | cut -c1-16)
 ROOT="$CACHE/mpich-$MPICH_VERSION-$key"
 SRC="$ROOT/src"; BLD="$ROOT/build"; PREFIX="$ROOT/prefix"
 mkdir -p "$ROOT"
@@ -94,8 +96,16 @@ if ! make -C "$BLD" -j"$JOBS" >"$ROOT/make.log" 2>&1; then
     grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
     log "MPICH build failed, see $ROOT/make.log"; exit 1
 fi
-make -C "$BLD" install >"$ROOT/install.log" 2>&1 \
-    || { tail -20 "$ROOT/install.log" >&2; log "MPICH install failed, see $ROOT/install.log"; exit 1; }
+# A driver change only changes libmpi: after the first full install, copy
+# just that library (saves the 15 s of a full `make install`).
+built_lib=$(ls "$BLD"/lib/.libs/libmpi.so.12.*.* 2>/dev/null | head -1)
+if [ -f "$ROOT/.built" ] && [ -n "$built_lib" ] && [ -f "$PREFIX/lib/$(basename "$built_lib")" ]; then
+    cmp -s "$built_lib" "$PREFIX/lib/$(basename "$built_lib")" \
+        || install -m 0755 "$built_lib" "$PREFIX/lib/"
+else
+    make -C "$BLD" install >"$ROOT/install.log" 2>&1 \
+        || { tail -20 "$ROOT/install.log" >&2; log "MPICH install failed, see $ROOT/install.log"; exit 1; }
+fi
 # Debian's MPICH-linked programs (libhdf5-mpich, ...) ask for libmpich.so.12.
 ln -sfn libmpi.so.12 "$PREFIX/lib/libmpich.so.12"
 touch "$ROOT/.built"
