@@ -16,11 +16,46 @@
 #include "rangemap.h"
 #include "reader.h"
 
+/* One group of a WRITE record, or a SETSIZE (g.count == 0, g.offset = size). */
+struct op {
+    struct logfs_group g;
+    uint64_t dlog;   /* datalog offset of block 0 */
+    uint32_t writer;
+};
+
+/* A compact group: count blocks of bl bytes at off + i * stride, with
+ * stride > bl when count > 1; block i's data at dlog + i * bl. */
+struct cgroup {
+    uint64_t off, bl, stride, count, dlog;
+    uint32_t writer;
+};
+
+/* Strided groups whose extents [first block, end of last block) overlap,
+ * transitively: disjoint ascending intervals of the file. */
+struct cluster {
+    uint64_t start, end;
+    uint64_t before; /* bytes of the strided groups of earlier clusters */
+    size_t first, n; /* its groups: strided[first .. first + n) */
+};
+
 struct epoch {
-    struct logfs_rangemap *map; /* while building */
+    /* while building: every writer's ops, in rank order */
+    struct op *ops;
+    size_t nops, capops;
+    int need_map;               /* a SETSIZE cut bytes: only the range map applies it */
+    int compact;                /* nonzero: the compact form below, else the pieces */
+    /* range-map form: merged pieces with byte prefix sums */
     struct logfs_replay_piece *pieces;
     uint64_t *prefix;           /* bytes before pieces[i] */
     size_t n;
+    /* compact form: single blocks (sorted), strided groups (sorted), clusters */
+    struct cgroup *singles;
+    uint64_t *sprefix;          /* bytes before singles[i] */
+    size_t nsingles;
+    struct cgroup *strided;
+    size_t nstrided;
+    struct cluster *cl;
+    size_t ncl;
     uint64_t total;
     struct logfs_resize rs;
 };
@@ -36,7 +71,10 @@ struct logfs_plan {
 
 /* What one writer did in its current epoch. */
 struct wepoch {
-    struct logfs_rangemap *map;
+    struct op *ops;
+    size_t nops, capops;
+    uint64_t max_end;  /* end of the furthest block written so far */
+    int need_map;
     struct logfs_resize rs;
     int dirty;
 };
@@ -60,10 +98,21 @@ static int grow_epochs(struct logfs_plan *p, uint64_t need)
     return LOGFS_OK;
 }
 
-static int fold_range(void *arg, const struct logfs_range *r, int is_hole)
+static int push_ops(struct op **ops, size_t *n, size_t *cap, const struct op *add, size_t k)
 {
-    (void)is_hole;
-    return logfs_rangemap_insert(arg, r->start, r->end, r->owner, r->pos);
+    if (*n + k > *cap) {
+        size_t c = *cap ? *cap : 16;
+        while (c < *n + k)
+            c *= 2;
+        struct op *o = realloc(*ops, c * sizeof *o);
+        if (!o)
+            return LOGFS_ENOMEM;
+        *ops = o;
+        *cap = c;
+    }
+    memcpy(*ops + *n, add, k * sizeof *add);
+    *n += k;
+    return LOGFS_OK;
 }
 
 /* Fold writer epoch @p w into epoch @p e of the plan and reset it. */
@@ -76,10 +125,9 @@ static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
     if ((rc = grow_epochs(p, e + 1)))
         return rc;
     ep = &p->epochs[e];
-    if (!ep->map && (rc = logfs_rangemap_create(&ep->map)))
+    if ((rc = push_ops(&ep->ops, &ep->nops, &ep->capops, w->ops, w->nops)))
         return rc;
-    if ((rc = logfs_rangemap_walk(w->map, fold_range, ep->map)))
-        return rc;
+    ep->need_map |= w->need_map;
     if (w->rs.present) {
         if (!ep->rs.present) {
             ep->rs = w->rs;
@@ -90,62 +138,65 @@ static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
                 ep->rs.extend_to = w->rs.extend_to;
         }
     }
-    logfs_rangemap_destroy(w->map);
-    memset(w, 0, sizeof *w);
-    return logfs_rangemap_create(&w->map);
+    w->nops = 0;
+    w->max_end = 0;
+    w->need_map = 0;
+    w->dirty = 0;
+    memset(&w->rs, 0, sizeof w->rs);
+    return LOGFS_OK;
+}
+
+/* One past the last byte of group @p g (a valid, decoded group). */
+static uint64_t group_end(const struct logfs_group *g)
+{
+    uint64_t last = logfs_group_block(g, g->count - 1);
+    return (last > g->offset ? last : g->offset) + g->blocklen;
 }
 
 static int add_write(struct wepoch *w, uint32_t rank, const struct logfs_record *rec)
 {
     struct logfs_group_iter it;
-    struct logfs_group g;
-    uint64_t dlog = rec->u.write.dlog_off;
+    struct op o = {{0, 0, 0, 0}, rec->u.write.dlog_off, rank};
     int rc;
 
     w->dirty = 1;
     logfs_group_iter_init(&it, rec->u.write.groups, rec->u.write.groups_len);
-    while (logfs_group_next(&it, &g) == 1) {
-        if (g.stride == (int64_t)g.blocklen) {
-            /* Back-to-back blocks are one range. */
-            uint64_t len = g.count * g.blocklen;
-            if ((rc = logfs_rangemap_insert(w->map, g.offset, g.offset + len, (int32_t)rank, dlog)))
-                return rc;
-            dlog += len;
-            continue;
-        }
-        for (uint64_t i = 0; i < g.count; i++) {
-            uint64_t off = logfs_group_block(&g, i);
-            if ((rc = logfs_rangemap_insert(w->map, off, off + g.blocklen, (int32_t)rank, dlog)))
-                return rc;
-            dlog += g.blocklen;
-        }
+    while (logfs_group_next(&it, &o.g) == 1) {
+        uint64_t end = group_end(&o.g);
+        if (o.g.count == 1)
+            o.g.stride = 0;
+        if ((rc = push_ops(&w->ops, &w->nops, &w->capops, &o, 1)))
+            return rc;
+        if (end > w->max_end)
+            w->max_end = end;
+        o.dlog += o.g.count * o.g.blocklen;
     }
     return LOGFS_OK;
 }
 
-static int set_size(struct wepoch *w, uint64_t size)
+static int set_size(struct wepoch *w, uint32_t rank, uint64_t size)
 {
+    struct op o = {{size, 0, 0, 0}, 0, rank};
     w->dirty = 1;
     if (!w->rs.present || size < w->rs.truncate_to)
         w->rs.truncate_to = size;
     w->rs.present = 1;
     w->rs.extend_to = size;
-    if (size >= LOGFS_MAX_FILE_END)
-        return LOGFS_OK;
-    return logfs_rangemap_remove(w->map, size, LOGFS_MAX_FILE_END);
+    if (w->max_end > size)
+        w->need_map = 1; /* it discards some of this writer's bytes */
+    return push_ops(&w->ops, &w->nops, &w->capops, &o, 1);
 }
 
 static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char *path,
                        const struct logfs_plan_opts *o, struct logfs_error *err)
 {
     uint32_t rank = logfs_reader_header(r)->rank;
-    struct wepoch w = {0};
+    struct wepoch w;
     struct logfs_record rec;
     uint64_t epoch = 0;
     int rc;
 
-    if (logfs_rangemap_create(&w.map))
-        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
+    memset(&w, 0, sizeof w);
     for (;;) {
         struct logfs_error e;
         rc = logfs_reader_next(r, &rec, &e);
@@ -171,7 +222,7 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
             rc = add_write(&w, rank, &rec);
             break;
         case LOGFS_REC_SETSIZE:
-            rc = set_size(&w, rec.u.setsize.size);
+            rc = set_size(&w, rank, rec.u.setsize.size);
             break;
         case LOGFS_REC_SYNC:
         case LOGFS_REC_CLOSE:
@@ -188,7 +239,60 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
             break;
         }
     }
-    logfs_rangemap_destroy(w.map);
+    free(w.ops);
+    return rc;
+}
+
+/* ---- the range-map form -------------------------------------------------- */
+
+static int fold_range(void *arg, const struct logfs_range *r, int is_hole)
+{
+    (void)is_hole;
+    return logfs_rangemap_insert(arg, r->start, r->end, r->owner, r->pos);
+}
+
+static int insert_op(struct logfs_rangemap *m, const struct op *o)
+{
+    const struct logfs_group *g = &o->g;
+    uint64_t dlog = o->dlog;
+    int rc;
+    if (g->count == 0)
+        return g->offset >= LOGFS_MAX_FILE_END ? LOGFS_OK
+                                               : logfs_rangemap_remove(m, g->offset, LOGFS_MAX_FILE_END);
+    if (g->count == 1 || g->stride == (int64_t)g->blocklen) /* back-to-back blocks are one range */
+        return logfs_rangemap_insert(m, g->offset, g->offset + g->count * g->blocklen, (int32_t)o->writer, dlog);
+    for (uint64_t i = 0; i < g->count; i++, dlog += g->blocklen) {
+        uint64_t off = logfs_group_block(g, i);
+        if ((rc = logfs_rangemap_insert(m, off, off + g->blocklen, (int32_t)o->writer, dlog)))
+            return rc;
+    }
+    return LOGFS_OK;
+}
+
+/* Each writer's ops in order (later wins, SETSIZE cuts only that writer's
+ * bytes, hence a map of its own when it has one), writers in rank order. */
+static int build_map(const struct epoch *ep, struct logfs_rangemap *map)
+{
+    size_t i = 0, j;
+    int rc = LOGFS_OK;
+    while (i < ep->nops && !rc) {
+        int cuts = 0;
+        for (j = i; j < ep->nops && ep->ops[j].writer == ep->ops[i].writer; j++)
+            cuts |= ep->ops[j].g.count == 0;
+        if (!cuts) {
+            for (; i < j && !rc; i++)
+                rc = insert_op(map, &ep->ops[i]);
+            continue;
+        }
+        struct logfs_rangemap *wm;
+        if ((rc = logfs_rangemap_create(&wm)))
+            return rc;
+        for (; i < j && !rc; i++)
+            rc = insert_op(wm, &ep->ops[i]);
+        if (!rc)
+            rc = logfs_rangemap_walk(wm, fold_range, map);
+        logfs_rangemap_destroy(wm);
+    }
     return rc;
 }
 
@@ -208,20 +312,290 @@ static int flatten_one(void *arg, const struct logfs_range *r, int is_hole)
     return 0;
 }
 
-static int flatten(struct epoch *ep)
+static int plan_with_map(struct epoch *ep)
 {
+    struct logfs_rangemap *map;
     struct flat_ctx c = {ep, 0};
-    if (!ep->map)
-        return LOGFS_OK;
-    ep->n = logfs_rangemap_count(ep->map);
+    int rc = logfs_rangemap_create(&map);
+    if (rc)
+        return rc;
+    if ((rc = build_map(ep, map)))
+        goto out;
+    ep->n = logfs_rangemap_count(map);
     ep->pieces = malloc((ep->n ? ep->n : 1) * sizeof *ep->pieces);
     ep->prefix = malloc((ep->n ? ep->n : 1) * sizeof *ep->prefix);
-    if (!ep->pieces || !ep->prefix)
+    if (!ep->pieces || !ep->prefix) {
+        rc = LOGFS_ENOMEM;
+        goto out;
+    }
+    ep->total = 0;
+    logfs_rangemap_walk(map, flatten_one, &c);
+out:
+    logfs_rangemap_destroy(map);
+    return rc;
+}
+
+/* ---- the compact form ---------------------------------------------------- */
+
+/* Index of the first block of @p g that ends after @p x (may be g->count). */
+static uint64_t first_ending_after(const struct cgroup *g, uint64_t x)
+{
+    if (x < g->off + g->bl)
+        return 0;
+    if (g->count == 1)
+        return 1;
+    return (x - g->off - g->bl) / g->stride + 1;
+}
+
+/* Number of blocks of @p g that start before @p x. */
+static uint64_t starting_before(const struct cgroup *g, uint64_t x)
+{
+    uint64_t k;
+    if (x <= g->off)
+        return 0;
+    if (g->count == 1)
+        return 1;
+    k = (x - g->off - 1) / g->stride + 1;
+    return k < g->count ? k : g->count;
+}
+
+static uint64_t block_off(const struct cgroup *g, uint64_t i)
+{
+    return g->off + i * g->stride;
+}
+
+static uint64_t cgroup_end(const struct cgroup *g)
+{
+    return block_off(g, g->count - 1) + g->bl;
+}
+
+/* Bytes of @p g below file offset @p x. */
+static uint64_t bytes_below(const struct cgroup *g, uint64_t x)
+{
+    uint64_t k = starting_before(g, x), tail;
+    if (k == 0)
+        return 0;
+    tail = x - block_off(g, k - 1);
+    return (k - 1) * g->bl + (tail < g->bl ? tail : g->bl);
+}
+
+/* Does [x, x + len) meet a block of @p g? */
+static int meets(uint64_t x, uint64_t len, const struct cgroup *g)
+{
+    uint64_t i;
+    if (x + len <= g->off)
+        return 0;
+    i = first_ending_after(g, x);
+    return i < g->count && block_off(g, i) < x + len;
+}
+
+/* Do two strided groups share a byte?  1 yes, 0 no, -1 over budget. */
+static int groups_meet(const struct cgroup *a, const struct cgroup *b, uint64_t *budget)
+{
+    uint64_t lo = a->off > b->off ? a->off : b->off;
+    uint64_t ea = cgroup_end(a), eb = cgroup_end(b), hi = ea < eb ? ea : eb;
+    if (lo >= hi)
+        return 0;
+    if (a->stride == b->stride) {
+        /* Same period: where b's blocks fall within a's period decides. */
+        if (a->off > b->off) {
+            const struct cgroup *t = a;
+            a = b;
+            b = t;
+        }
+        uint64_t q = (b->off - a->off) / a->stride, d = (b->off - a->off) % a->stride;
+        return (d < a->bl && q < a->count) || (d + b->bl > a->stride && q + 1 < a->count);
+    }
+    /* Different periods: test each block of the sparser one in [lo, hi). */
+    uint64_t a0 = first_ending_after(a, lo), a1 = starting_before(a, hi);
+    uint64_t b0 = first_ending_after(b, lo), b1 = starting_before(b, hi);
+    if (a1 - a0 > b1 - b0) {
+        const struct cgroup *t = a;
+        a = b;
+        b = t;
+        a0 = b0;
+        a1 = b1;
+    }
+    if (a1 - a0 > *budget)
+        return -1;
+    *budget -= a1 - a0;
+    for (uint64_t i = a0; i < a1; i++)
+        if (meets(block_off(a, i), a->bl, b))
+            return 1;
+    return 0;
+}
+
+static int cmp_cgroup(const void *x, const void *y)
+{
+    const struct cgroup *a = x, *b = y;
+    if (a->off != b->off)
+        return a->off < b->off ? -1 : 1;
+    if (a->writer != b->writer)
+        return a->writer < b->writer ? -1 : 1;
+    return a->dlog < b->dlog ? -1 : a->dlog > b->dlog;
+}
+
+/* 1 if no two blocks of the epoch share a byte, 0 if some do or the check
+ * would cost too much, LOGFS_ENOMEM. */
+static int disjoint(const struct epoch *ep)
+{
+    uint64_t budget = 4 * (uint64_t)(ep->nsingles + ep->nstrided) + ((uint64_t)1 << 22);
+    size_t *active, nactive = 0, i, j;
+    int ok = 1;
+
+    for (i = 1; i < ep->nsingles; i++)
+        if (ep->singles[i - 1].off + ep->singles[i - 1].bl > ep->singles[i].off)
+            return 0;
+    /* Strided against strided: a sweep over their extents. */
+    active = malloc((ep->nstrided ? ep->nstrided : 1) * sizeof *active);
+    if (!active)
         return LOGFS_ENOMEM;
-    logfs_rangemap_walk(ep->map, flatten_one, &c);
-    logfs_rangemap_destroy(ep->map);
-    ep->map = NULL;
-    return LOGFS_OK;
+    for (i = 0; i < ep->nstrided && ok; i++) {
+        const struct cgroup *g = &ep->strided[i];
+        size_t keep = 0;
+        for (j = 0; j < nactive && ok; j++) {
+            const struct cgroup *a = &ep->strided[active[j]];
+            if (cgroup_end(a) <= g->off)
+                continue;
+            active[keep++] = active[j];
+            if (budget == 0)
+                ok = 0;
+            else
+                budget--;
+            if (ok && groups_meet(a, g, &budget) != 0)
+                ok = 0;
+        }
+        nactive = keep;
+        active[nactive++] = i;
+    }
+    free(active);
+    /* Single blocks against strided groups: the singles inside each extent. */
+    for (i = 0; i < ep->nstrided && ok; i++) {
+        const struct cgroup *g = &ep->strided[i];
+        uint64_t end = cgroup_end(g);
+        size_t lo = 0, hi = ep->nsingles;
+        while (lo < hi) { /* first single ending after g->off */
+            size_t mid = lo + (hi - lo) / 2;
+            if (ep->singles[mid].off + ep->singles[mid].bl <= g->off)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (j = lo; j < ep->nsingles && ep->singles[j].off < end && ok; j++) {
+            if (budget == 0 || meets(ep->singles[j].off, ep->singles[j].bl, g))
+                ok = 0;
+            budget--;
+        }
+    }
+    return ok;
+}
+
+static void free_compact(struct epoch *ep)
+{
+    free(ep->singles);
+    free(ep->sprefix);
+    free(ep->strided);
+    free(ep->cl);
+    ep->singles = ep->strided = NULL;
+    ep->sprefix = NULL;
+    ep->cl = NULL;
+    ep->nsingles = ep->nstrided = ep->ncl = 0;
+}
+
+/* Backward groups (negative stride) longer than this take the range map;
+ * shorter ones become single blocks.  MPI file views never go backwards,
+ * so they only come from a few writes issued in descending order. */
+#define BACKWARD_MAX 1024
+
+/* Try the compact form.  @return 1 done, 0 not applicable, LOGFS_ENOMEM. */
+static int plan_compact(struct epoch *ep)
+{
+    size_t ns = 0, nt = 0, i;
+    int rc;
+
+    for (i = 0; i < ep->nops; i++) {
+        const struct logfs_group *g = &ep->ops[i].g;
+        if (g->count == 0)
+            continue;
+        if (g->count == 1 || g->stride == (int64_t)g->blocklen)
+            ns++;
+        else if (g->stride > (int64_t)g->blocklen)
+            nt++;
+        else if (g->stride <= -(int64_t)g->blocklen && g->count <= BACKWARD_MAX)
+            ns += g->count; /* blocks going backwards: each on its own */
+        else
+            return 0; /* blocks overlap within the group, or too many backwards */
+    }
+    ep->singles = malloc((ns ? ns : 1) * sizeof *ep->singles);
+    ep->sprefix = malloc((ns ? ns : 1) * sizeof *ep->sprefix);
+    ep->strided = malloc((nt ? nt : 1) * sizeof *ep->strided);
+    if (!ep->singles || !ep->sprefix || !ep->strided)
+        goto nomem;
+    for (i = 0; i < ep->nops; i++) {
+        const struct op *o = &ep->ops[i];
+        const struct logfs_group *g = &o->g;
+        if (g->count == 0)
+            continue;
+        if (g->count == 1 || g->stride == (int64_t)g->blocklen)
+            ep->singles[ep->nsingles++] = (struct cgroup){g->offset, g->count * g->blocklen, 0, 1, o->dlog, o->writer};
+        else if (g->stride < 0)
+            for (uint64_t k = 0; k < g->count; k++)
+                ep->singles[ep->nsingles++] =
+                    (struct cgroup){logfs_group_block(g, k), g->blocklen, 0, 1, o->dlog + k * g->blocklen, o->writer};
+        else
+            ep->strided[ep->nstrided++] =
+                (struct cgroup){g->offset, g->blocklen, (uint64_t)g->stride, g->count, o->dlog, o->writer};
+    }
+    qsort(ep->singles, ep->nsingles, sizeof *ep->singles, cmp_cgroup);
+    qsort(ep->strided, nt, sizeof *ep->strided, cmp_cgroup);
+    rc = disjoint(ep);
+    if (rc != 1) {
+        free_compact(ep);
+        return rc;
+    }
+    ep->total = 0;
+    for (i = 0; i < ns; i++) {
+        ep->sprefix[i] = ep->total;
+        ep->total += ep->singles[i].bl;
+    }
+    /* Clusters of strided groups, with byte prefix sums. */
+    ep->cl = malloc((nt ? nt : 1) * sizeof *ep->cl);
+    if (!ep->cl)
+        goto nomem;
+    uint64_t before = 0;
+    for (i = 0; i < nt; i++) {
+        const struct cgroup *g = &ep->strided[i];
+        struct cluster *c = ep->ncl ? &ep->cl[ep->ncl - 1] : NULL;
+        if (!c || g->off >= c->end) {
+            c = &ep->cl[ep->ncl++];
+            *c = (struct cluster){g->off, 0, before, i, 0};
+        }
+        c->n++;
+        if (cgroup_end(g) > c->end)
+            c->end = cgroup_end(g);
+        before += g->count * g->bl;
+    }
+    ep->total += before;
+    ep->compact = 1;
+    return 1;
+nomem:
+    free_compact(ep);
+    return LOGFS_ENOMEM;
+}
+
+static int finish_epoch(struct epoch *ep, unsigned flags)
+{
+    int rc = 0;
+    if (!ep->need_map && !(flags & LOGFS_PLAN_NO_COMPACT))
+        rc = plan_compact(ep);
+    if (rc == 0)
+        rc = plan_with_map(ep);
+    else if (rc == 1)
+        rc = LOGFS_OK;
+    free(ep->ops);
+    ep->ops = NULL;
+    ep->nops = ep->capops = 0;
+    return rc;
 }
 
 static char *datalog_path(const char *metalog)
@@ -239,6 +613,12 @@ static char *datalog_path(const char *metalog)
 
 int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
                      struct logfs_plan **out, struct logfs_error *err)
+{
+    return logfs_plan_build_flags(metalogs, n, o, 0, out, err);
+}
+
+int logfs_plan_build_flags(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
+                           unsigned flags, struct logfs_plan **out, struct logfs_error *err)
 {
     static const struct logfs_plan_opts defaults = {0, 0};
     struct logfs_reader **rd = NULL;
@@ -283,7 +663,7 @@ int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_p
     for (size_t i = 0; i < n && !rc; i++)
         rc = read_writer(p, rd[i], p->datalogs[i], o, err);
     for (size_t e = 0; e < p->nepochs && !rc; e++)
-        if ((rc = flatten(&p->epochs[e])))
+        if ((rc = finish_epoch(&p->epochs[e], flags)))
             logfs_fail(err, rc, 0, "no memory to plan replay");
 out:
     if (rd)
@@ -303,9 +683,10 @@ void logfs_plan_free(struct logfs_plan *p)
     if (!p)
         return;
     for (size_t e = 0; e < p->nepochs; e++) {
-        logfs_rangemap_destroy(p->epochs[e].map);
+        free(p->epochs[e].ops);
         free(p->epochs[e].pieces);
         free(p->epochs[e].prefix);
+        free_compact(&p->epochs[e]);
     }
     for (uint32_t i = 0; p->datalogs && i < p->nwriters; i++)
         free(p->datalogs[i]);
@@ -361,23 +742,81 @@ static uint64_t cut_point(uint64_t total, uint32_t r, uint32_t m)
     return (uint64_t)((unsigned __int128)total * r / m);
 }
 
-int logfs_plan_domain(const struct logfs_plan *p, uint64_t e, uint32_t r, uint32_t m,
-                      uint64_t *lo, uint64_t *hi, logfs_replay_fn fn, void *arg)
-{
-    const struct epoch *ep;
-    uint64_t b0, b1;
-    size_t i, lo_i = 0, hi_i;
+/* Where the pieces of a domain go: the caller's piece callback (adjacent
+ * pieces of one writer, contiguous in its datalog, merged) or its run
+ * callback (each writer's pieces gathered into strided runs). */
+struct sink {
+    logfs_replay_fn piece_fn;
+    logfs_replay_run_fn run_fn;
+    void *arg;
+    struct logfs_replay_piece pend; /* piece mode; length 0: none */
+    struct logfs_replay_run *wr;    /* run mode, per writer; count 0: none */
+    uint32_t nw;
+};
 
-    *lo = *hi = 0;
-    if (e >= p->nepochs || m == 0 || r >= m)
-        return LOGFS_EINVAL;
-    ep = &p->epochs[e];
-    b0 = cut_point(ep->total, r, m);
-    b1 = cut_point(ep->total, r + 1, m);
-    if (b0 == b1)
-        return LOGFS_OK;
+static int sink_piece(struct sink *s, const struct logfs_replay_piece *q)
+{
+    int rc = 0;
+    if (s->piece_fn) {
+        struct logfs_replay_piece *pd = &s->pend;
+        if (pd->length && pd->writer == q->writer && pd->offset + pd->length == q->offset &&
+            pd->dlog_off + pd->length == q->dlog_off) {
+            pd->length += q->length;
+            return 0;
+        }
+        if (pd->length)
+            rc = s->piece_fn(s->arg, pd);
+        *pd = *q;
+        return rc;
+    }
+    struct logfs_replay_run *r = &s->wr[q->writer];
+    if (r->count) {
+        if (r->count == 1 && q->offset == r->offset + r->blocklen && q->dlog_off == r->dlog_off + r->blocklen) {
+            r->blocklen += q->length; /* contiguous: one longer block */
+            r->stride = r->blocklen;
+            return 0;
+        }
+        if (q->length == r->blocklen && q->dlog_off == r->dlog_off + r->count * r->blocklen) {
+            if (r->count == 1 && q->offset >= r->offset + r->blocklen) {
+                r->stride = q->offset - r->offset;
+                r->count = 2;
+                return 0;
+            }
+            if (r->count > 1 && q->offset == r->offset + r->count * r->stride) {
+                r->count++;
+                return 0;
+            }
+        }
+        if ((rc = s->run_fn(s->arg, r)) != 0)
+            return rc;
+    }
+    *r = (struct logfs_replay_run){q->offset, q->length, q->length, 1, q->writer, q->dlog_off};
+    return 0;
+}
+
+static int sink_flush(struct sink *s)
+{
+    int rc = 0;
+    if (s->piece_fn) {
+        if (s->pend.length)
+            rc = s->piece_fn(s->arg, &s->pend);
+        s->pend.length = 0;
+        return rc;
+    }
+    for (uint32_t w = 0; w < s->nw && !rc; w++)
+        if (s->wr[w].count) {
+            rc = s->run_fn(s->arg, &s->wr[w]);
+            s->wr[w].count = 0;
+        }
+    return rc;
+}
+
+/* Domain of byte ranks [b0, b1) in the range-map form. */
+static int map_domain(const struct epoch *ep, uint64_t b0, uint64_t b1, uint64_t *lo, uint64_t *hi,
+                      struct sink *s)
+{
+    size_t i, lo_i = 0, hi_i = ep->n;
     /* Last piece starting at or before byte rank b0. */
-    hi_i = ep->n;
     while (hi_i - lo_i > 1) {
         size_t mid = lo_i + (hi_i - lo_i) / 2;
         if (ep->prefix[mid] <= b0)
@@ -396,8 +835,264 @@ int logfs_plan_domain(const struct logfs_plan *p, uint64_t e, uint32_t r, uint32
         if (i == lo_i)
             *lo = q.offset;
         *hi = q.offset + q.length;
-        if ((rc = fn(arg, &q)) != 0)
+        if ((rc = sink_piece(s, &q)) != 0)
             return rc;
     }
     return LOGFS_OK;
+}
+
+/* Bytes of a compact epoch below file offset @p x: O(log + cluster size). */
+static uint64_t compact_below(const struct epoch *ep, uint64_t x)
+{
+    size_t lo = 0, hi = ep->nsingles;
+    uint64_t b = 0;
+    while (lo < hi) { /* singles starting before x */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ep->singles[mid].off < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo) {
+        const struct cgroup *g = &ep->singles[lo - 1];
+        uint64_t t = x - g->off;
+        b = ep->sprefix[lo - 1] + (t < g->bl ? t : g->bl);
+    }
+    lo = 0;
+    hi = ep->ncl;
+    while (lo < hi) { /* clusters starting before x */
+        size_t mid = lo + (hi - lo) / 2;
+        if (ep->cl[mid].start < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo) {
+        const struct cluster *c = &ep->cl[lo - 1];
+        b += c->before;
+        for (size_t i = 0; i < c->n; i++)
+            b += bytes_below(&ep->strided[c->first + i], x);
+    }
+    return b;
+}
+
+/* File offset of the byte of rank @p b (< total) of a compact epoch. */
+static uint64_t compact_byte_at(const struct epoch *ep, uint64_t b)
+{
+    uint64_t lo = 0, hi = LOGFS_MAX_FILE_END; /* below(lo) <= b < below(hi) */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (compact_below(ep, mid) > b)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return lo;
+}
+
+/* A stream of blocks in file order: the blocks i .. end-1 of one strided
+ * group, or (single) the singles i .. end-1. */
+struct cursor {
+    uint64_t next; /* file offset of the current block */
+    const struct cgroup *g;
+    uint64_t i, end;
+    int single;
+};
+
+static void cursor_piece(const struct cursor *c, struct logfs_replay_piece *q)
+{
+    const struct cgroup *g = c->single ? &c->g[c->i] : c->g;
+    uint64_t i = c->single ? 0 : c->i;
+    *q = (struct logfs_replay_piece){block_off(g, i), g->bl, g->writer, g->dlog + i * g->bl};
+}
+
+static void clip(struct logfs_replay_piece *q, uint64_t lo, uint64_t hi)
+{
+    if (q->offset < lo) {
+        q->length -= lo - q->offset;
+        q->dlog_off += lo - q->offset;
+        q->offset = lo;
+    }
+    if (q->offset + q->length > hi)
+        q->length = hi - q->offset;
+}
+
+static void sift_down(struct cursor *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && h[l].next < h[m].next)
+            m = l;
+        if (l + 1 < n && h[l + 1].next < h[m].next)
+            m = l + 1;
+        if (m == i)
+            return;
+        struct cursor t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+}
+
+/* The runs of strided group @p g's blocks [i0, i1) clipped to [lo, hi). */
+static int group_runs(const struct cgroup *g, uint64_t i0, uint64_t i1, uint64_t lo, uint64_t hi,
+                      struct sink *s)
+{
+    struct cursor c = {0, g, i0, i1, 0};
+    struct logfs_replay_piece q;
+    struct logfs_replay_run r;
+    uint64_t a = i0, b = i1;
+    int rc;
+    if (block_off(g, i0) < lo || i1 - i0 == 1) { /* clipped head (or the only block) */
+        cursor_piece(&c, &q);
+        clip(&q, lo, hi);
+        r = (struct logfs_replay_run){q.offset, q.length, q.length, 1, q.writer, q.dlog_off};
+        if ((rc = s->run_fn(s->arg, &r)) != 0 || i1 - i0 == 1)
+            return rc;
+        a++;
+    }
+    int tail = block_off(g, i1 - 1) + g->bl > hi;
+    if (tail)
+        b--;
+    if (a < b) {
+        r = (struct logfs_replay_run){block_off(g, a), g->bl, b - a > 1 ? g->stride : g->bl, b - a, g->writer,
+                                      g->dlog + a * g->bl};
+        if ((rc = s->run_fn(s->arg, &r)) != 0)
+            return rc;
+    }
+    if (tail) {
+        c.i = i1 - 1;
+        cursor_piece(&c, &q);
+        clip(&q, lo, hi);
+        r = (struct logfs_replay_run){q.offset, q.length, q.length, 1, q.writer, q.dlog_off};
+        return s->run_fn(s->arg, &r);
+    }
+    return 0;
+}
+
+/* Every block of a compact epoch inside [lo, hi), clipped to it. */
+static int compact_domain(const struct epoch *ep, uint64_t lo, uint64_t hi, struct sink *s)
+{
+    size_t c0 = 0, c1 = ep->ncl, j0 = 0, j1 = ep->nsingles, n = 0, cap = 1;
+    struct cursor *h;
+    int rc = 0;
+
+    while (c0 < c1) { /* first cluster ending after lo */
+        size_t mid = c0 + (c1 - c0) / 2;
+        if (ep->cl[mid].end <= lo)
+            c0 = mid + 1;
+        else
+            c1 = mid;
+    }
+    for (c1 = c0; c1 < ep->ncl && ep->cl[c1].start < hi; c1++)
+        cap += ep->cl[c1].n;
+    while (j0 < j1) { /* first single ending after lo */
+        size_t mid = j0 + (j1 - j0) / 2;
+        if (ep->singles[mid].off + ep->singles[mid].bl <= lo)
+            j0 = mid + 1;
+        else
+            j1 = mid;
+    }
+    for (j1 = j0; j1 < ep->nsingles && ep->singles[j1].off < hi; j1++)
+        ;
+    if (!(h = malloc(cap * sizeof *h)))
+        return LOGFS_ENOMEM;
+    for (size_t c = c0; c < c1; c++)
+        for (size_t k = 0; k < ep->cl[c].n; k++) {
+            const struct cgroup *g = &ep->strided[ep->cl[c].first + k];
+            uint64_t i0 = first_ending_after(g, lo), i1 = starting_before(g, hi);
+            if (i0 < i1)
+                h[n++] = (struct cursor){block_off(g, i0), g, i0, i1, 0};
+        }
+    if (s->run_fn) {
+        /* Each group's blocks as one run (plus clipped ends); singles
+         * through the sink, which gathers them per writer. */
+        for (size_t k = 0; k < n && !rc; k++)
+            rc = group_runs(h[k].g, h[k].i, h[k].end, lo, hi, s);
+        for (size_t j = j0; j < j1 && !rc; j++) {
+            struct cursor c = {0, ep->singles, j, j1, 1};
+            struct logfs_replay_piece q;
+            cursor_piece(&c, &q);
+            clip(&q, lo, hi);
+            rc = sink_piece(s, &q);
+        }
+        free(h);
+        return rc;
+    }
+    /* Pieces in file order: merge the streams. */
+    if (j0 < j1)
+        h[n++] = (struct cursor){ep->singles[j0].off, ep->singles, j0, j1, 1};
+    for (size_t k = n / 2; k-- > 0;)
+        sift_down(h, n, k);
+    while (n > 0 && !rc) {
+        struct logfs_replay_piece q;
+        cursor_piece(&h[0], &q);
+        clip(&q, lo, hi);
+        rc = sink_piece(s, &q);
+        if (++h[0].i == h[0].end)
+            h[0] = h[--n];
+        else
+            h[0].next = h[0].single ? h[0].g[h[0].i].off : block_off(h[0].g, h[0].i);
+        sift_down(h, n, 0);
+    }
+    free(h);
+    return rc;
+}
+
+static int domain(const struct logfs_plan *p, uint64_t e, uint32_t r, uint32_t m, uint64_t *lo,
+                  uint64_t *hi, struct sink *s)
+{
+    const struct epoch *ep;
+    uint64_t b0, b1;
+    int rc;
+
+    *lo = *hi = 0;
+    if (e >= p->nepochs || m == 0 || r >= m)
+        return LOGFS_EINVAL;
+    ep = &p->epochs[e];
+    b0 = cut_point(ep->total, r, m);
+    b1 = cut_point(ep->total, r + 1, m);
+    if (b0 == b1)
+        return LOGFS_OK;
+    if (ep->compact) {
+        *lo = compact_byte_at(ep, b0);
+        *hi = compact_byte_at(ep, b1 - 1) + 1;
+        rc = compact_domain(ep, *lo, *hi, s);
+    } else {
+        rc = map_domain(ep, b0, b1, lo, hi, s);
+    }
+    return rc ? rc : sink_flush(s);
+}
+
+int logfs_plan_domain(const struct logfs_plan *p, uint64_t e, uint32_t r, uint32_t m,
+                      uint64_t *lo, uint64_t *hi, logfs_replay_fn fn, void *arg)
+{
+    struct sink s;
+    memset(&s, 0, sizeof s);
+    s.piece_fn = fn;
+    s.arg = arg;
+    return domain(p, e, r, m, lo, hi, &s);
+}
+
+int logfs_plan_domain_runs(const struct logfs_plan *p, uint64_t e, uint32_t r, uint32_t m,
+                           uint64_t *lo, uint64_t *hi, logfs_replay_run_fn fn, void *arg)
+{
+    struct sink s;
+    int rc;
+    memset(&s, 0, sizeof s);
+    s.run_fn = fn;
+    s.arg = arg;
+    s.nw = p->nwriters;
+    if (!(s.wr = calloc(s.nw, sizeof *s.wr))) {
+        *lo = *hi = 0;
+        return LOGFS_ENOMEM;
+    }
+    rc = domain(p, e, r, m, lo, hi, &s);
+    free(s.wr);
+    return rc;
+}
+
+int logfs_plan_epoch_compact(const struct logfs_plan *p, uint64_t e)
+{
+    return e < p->nepochs && p->epochs[e].compact;
 }

@@ -16,6 +16,20 @@
  *  - replay is idempotent: applying epochs 0..k again after a crash at any
  *    point, then the rest, gives the same file.
  *
+ * Two forms of an epoch, chosen at build time (same results either way):
+ *  - compact: when no two blocks of the epoch share a byte (the normal case
+ *    for a correct MPI program, e.g. interleaved vectors of different ranks)
+ *    and no SETSIZE discards bytes written before it, the epoch stays a list
+ *    of (writer, group, datalog offset): building costs O(groups log groups)
+ *    however many blocks the groups hold, and domains are found by binary
+ *    search on file offsets and cut out of each group by arithmetic;
+ *  - range map: otherwise every block goes through a range map that applies
+ *    the rules above, and the epoch becomes a sorted array of pieces.
+ * The overlap check is exact for groups of equal stride and for single
+ * blocks; strided groups of different strides whose extents overlap are
+ * checked block by block within a budget proportional to the epoch's
+ * groups, past which the epoch takes the range map.
+ *
  * Applying epoch e (each replayer r of M):
  *   1. if resize.present: one replayer truncates the file to truncate_to;
  *   2. all: copy the pieces of logfs_plan_domain(e, r, M) (barrier around);
@@ -61,6 +75,24 @@ struct logfs_resize {
 typedef int (*logfs_replay_fn)(void *arg, const struct logfs_replay_piece *p);
 
 /*
+ * A run of equal blocks of one writer: block i covers file bytes
+ * [offset + i * stride, + blocklen) and its data is at datalog offset
+ * dlog_off + i * blocklen: the blocks are back to back in the datalog, so
+ * one pread of count * blocklen bytes and a strided copy apply the run.
+ */
+struct logfs_replay_run {
+    uint64_t offset;   /* file offset of block 0 */
+    uint64_t blocklen; /* bytes per block, >= 1 */
+    uint64_t stride;   /* > blocklen when count > 1; == blocklen when count == 1 */
+    uint64_t count;    /* blocks, >= 1 */
+    uint32_t writer;   /* rank whose datalog holds them */
+    uint64_t dlog_off; /* datalog offset of block 0 */
+};
+
+/* @return 0 to continue, nonzero to stop (logfs_plan_domain_runs returns it). */
+typedef int (*logfs_replay_run_fn)(void *arg, const struct logfs_replay_run *r);
+
+/*
  * Read all metalogs and plan every epoch.
  * @param metalogs  paths of the N metalogs, in any order
  * @param n         N; must equal the writer count in their headers
@@ -71,6 +103,13 @@ typedef int (*logfs_replay_fn)(void *arg, const struct logfs_replay_piece *p);
  */
 int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
                      struct logfs_plan **out, struct logfs_error *err);
+
+/* Flags of logfs_plan_build_flags. */
+#define LOGFS_PLAN_NO_COMPACT 1u /* every epoch takes the range map (tests, benchmarks) */
+
+/* logfs_plan_build with @p flags (LOGFS_PLAN_*); logfs_plan_build passes 0. */
+int logfs_plan_build_flags(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
+                           unsigned flags, struct logfs_plan **out, struct logfs_error *err);
 
 /* Free the plan; NULL is fine. */
 void logfs_plan_free(struct logfs_plan *p);
@@ -104,6 +143,22 @@ int logfs_plan_resize(const struct logfs_plan *p, uint64_t e, struct logfs_resiz
  */
 int logfs_plan_domain(const struct logfs_plan *p, uint64_t e, uint32_t r, uint32_t m,
                       uint64_t *lo, uint64_t *hi, logfs_replay_fn fn, void *arg);
+
+/*
+ * The same share as logfs_plan_domain (the same [*lo, *hi), the same bytes
+ * from the same datalog offsets), delivered as runs instead of pieces: in a
+ * compact epoch each group's blocks inside the domain make one run, and a
+ * block cut by a domain edge becomes a run of its own (count 1); single
+ * blocks, and the pieces of a range-map epoch, are gathered per writer
+ * into runs while the domain is walked in file order.  Runs never share a
+ * byte; each run's blocks ascend, but runs come in no particular order.
+ * @return LOGFS_OK, LOGFS_EINVAL, LOGFS_ENOMEM, or fn's value
+ */
+int logfs_plan_domain_runs(const struct logfs_plan *p, uint64_t e, uint32_t r, uint32_t m,
+                           uint64_t *lo, uint64_t *hi, logfs_replay_run_fn fn, void *arg);
+
+/* @return nonzero if epoch @p e is held in the compact form (see above). */
+int logfs_plan_epoch_compact(const struct logfs_plan *p, uint64_t e);
 
 #ifdef __cplusplus
 }
