@@ -5,7 +5,11 @@
  *      (target: >= 90%);
  *   2. 8-byte strided pieces logged by logfs vs one pwrite() per piece into
  *      the canonical layout (target: >= 5x);
- *   3. range map inserts per second and bytes per live extent
+ *   3. add_run of a million 8-byte blocks (target: >= 100 M blocks/s);
+ *   4. replay planning of 4 writers x a million interleaved 8-byte pieces:
+ *      plan_build + one replayer's plan_domain, compact (target: well under
+ *      0.2 s) and, with one overlapping piece, through the range map;
+ *   5. range map inserts per second and bytes per live extent
  *      (targets: >= 1M/s, <= 64 B).
  * It is a benchmark, not a test: it prints, it does not judge.
  *
@@ -148,6 +152,11 @@ static double logfs_pieces(const char *dir, size_t n, uint64_t stride, size_t pe
     return t;
 }
 
+static double best(double a, double b)
+{
+    return a < b ? a : b;
+}
+
 /* One call, one add_run of n 8-byte blocks at stride 32 (the noncontig
  * pattern of one rank of 4).  Returns seconds for begin + add_run + end. */
 static double logfs_run(const char *dir, size_t n, const char *data, int track)
@@ -163,6 +172,114 @@ static double logfs_run(const char *dir, size_t n, const char *data, int track)
         die("logfs close", &e);
     remove_logs(dir, "benchrun");
     return t;
+}
+
+/* The noncontig pattern's logs: nw writers, each one call of n 8-byte
+ * pieces, rank r's piece i at (i * nw + r) * 8; with `overlap`, rank nw-1
+ * also rewrites rank 0's piece 0 (one overlapping piece). */
+static void noncontig_logs(const char *dir, uint32_t nw, size_t n, int overlap, const char *data)
+{
+    struct logfs_error e;
+    for (uint32_t r = 0; r < nw; r++) {
+        struct logfs_writer_opts o;
+        struct logfs_writer *w;
+        char name[32];
+        snprintf(name, sizeof name, "benchplan%u", r);
+        logfs_writer_opts_init(&o);
+        o.dir = dir;
+        o.name = name;
+        o.rank = r;
+        o.nwriters = nw;
+        o.track_index = 0;
+        if (logfs_writer_open(&o, &w, &e) || logfs_writer_begin_write(w, &e) ||
+            logfs_writer_add_run(w, r * 8, 8, nw * 8, n, data, &e) || logfs_writer_end_write(w, &e) ||
+            (overlap && r == nw - 1 && logfs_writer_write(w, 0, data, 8, &e)) || logfs_writer_close(w, &e))
+            die("noncontig logs", &e);
+    }
+}
+
+struct count_ctx {
+    uint64_t calls, bytes;
+};
+
+static int count_piece(void *arg, const struct logfs_replay_piece *p)
+{
+    struct count_ctx *c = arg;
+    c->calls++;
+    c->bytes += p->length;
+    return 0;
+}
+
+static int count_run(void *arg, const struct logfs_replay_run *r)
+{
+    struct count_ctx *c = arg;
+    c->calls++;
+    c->bytes += r->count * r->blocklen;
+    return 0;
+}
+
+/* Seconds for what one replayer of m does before copying: plan_build over
+ * all metalogs, then its domain of epoch 0 (as pieces, or as runs). */
+static double plan_one(const char *dir, uint32_t nw, uint32_t m, int runs, unsigned flags, int *compact,
+                       struct count_ctx *c)
+{
+    char *paths[64];
+    struct logfs_plan *p;
+    struct logfs_error e;
+    uint64_t lo, hi;
+    for (uint32_t r = 0; r < nw; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "benchplan%u.metalog", r);
+        paths[r] = path_in(dir, name);
+    }
+    memset(c, 0, sizeof *c);
+    double t0 = now();
+    if (logfs_plan_build_flags((const char *const *)paths, nw, NULL, flags, &p, &e))
+        die("plan_build", &e);
+    int rc = runs ? logfs_plan_domain_runs(p, 0, 0, m, &lo, &hi, count_run, c)
+                  : logfs_plan_domain(p, 0, 0, m, &lo, &hi, count_piece, c);
+    if (rc)
+        die("plan_domain", NULL);
+    double t = now() - t0;
+    *compact = logfs_plan_epoch_compact(p, 0);
+    logfs_plan_free(p);
+    for (uint32_t r = 0; r < nw; r++)
+        free(paths[r]);
+    return t;
+}
+
+static void bench_plan(const char *dir, size_t n, int reps)
+{
+    const uint32_t nw = 4;
+    char *data = malloc(n * 8);
+    struct count_ctx c;
+    int compact;
+    if (!data)
+        die("malloc", NULL);
+    memset(data, 0x3c, n * 8);
+    for (int overlap = 0; overlap < 2; overlap++) {
+        noncontig_logs(dir, nw, n, overlap, data);
+        double tp = 1e30, tr = 1e30;
+        struct count_ctx cp, cr;
+        for (int r = 0; r < reps; r++) {
+            tp = best(tp, plan_one(dir, nw, nw, 0, 0, &compact, &cp));
+            tr = best(tr, plan_one(dir, nw, nw, 1, 0, &compact, &cr));
+        }
+        printf("replay plan, %u writers x %zu interleaved 8-byte pieces%s (%s): plan_build + plan_domain "
+               "(replayer 0 of %u) %.3f s, %llu pieces; with plan_domain_runs %.3f s, %llu runs\n",
+               nw, n, overlap ? " + 1 overlapping piece" : "", compact ? "compact" : "range map", nw, tp,
+               (unsigned long long)cp.calls, tr, (unsigned long long)cr.calls);
+        if (!overlap) {
+            double ts = plan_one(dir, nw, nw, 0, LOGFS_PLAN_NO_COMPACT, &compact, &c);
+            printf("  same logs forced through the range map: %.3f s\n", ts);
+        }
+    }
+    for (uint32_t r = 0; r < nw; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "benchplan%u", r);
+        remove_logs(dir, name);
+    }
+    free(data);
 }
 
 static uint64_t rng_next(uint64_t *s)
@@ -203,11 +320,6 @@ static void bench_rangemap(size_t n)
            "(targets >= 1 M/s, <= 64 B)\n",
            n, n / t_app / 1e6, count_app, per_app, n, n / t_rand / 1e6, logfs_rangemap_count(m), per_rand);
     logfs_rangemap_destroy(m);
-}
-
-static double best(double a, double b)
-{
-    return a < b ? a : b;
 }
 
 int main(int argc, char **argv)
@@ -283,6 +395,7 @@ int main(int argc, char **argv)
            pieces, pieces / tr / 1e6, pieces * 8.0 / tr / (1 << 30), pieces / trn / 1e6);
     free(rundata);
 
+    bench_plan(dir, pieces, reps);
     bench_rangemap(1000000);
     free(buf);
     return 0;
