@@ -22,6 +22,9 @@
 #include "index.h"
 #include "internal.h"
 
+/* Queued index updates enter the index once there are this many. */
+#define PEND_MAX ((size_t)1 << 18)
+
 /* Queued metalog records are written out once they exceed this. */
 #define META_FLUSH_AT ((size_t)64 << 10)
 
@@ -241,11 +244,17 @@ static int finish_record(struct logfs_writer *w, struct logfs_error *err)
     return rc;
 }
 
+static int catch_up(struct logfs_writer *w);
+
 static int queue_pend(struct logfs_writer *w, const struct logfs_group *g, uint64_t dlog,
                       struct logfs_error *err)
 {
     if (!w->track)
         return LOGFS_OK;
+    /* Bounded: a writer that never looks up but rewrites the same bytes
+     * over and over keeps an index of what survives, not every write. */
+    if (w->npend >= PEND_MAX && catch_up(w))
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
     if (w->npend == w->cappend) {
         size_t cap = w->cappend ? w->cappend * 2 : 64;
         struct pend *q = realloc(w->pend, cap * sizeof *q);
