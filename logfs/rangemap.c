@@ -66,7 +66,7 @@ static int reserve(struct logfs_rangemap *m, size_t n)
             return LOGFS_ENOMEM;
         m->chunks[m->nchunks++] = c;
         for (size_t i = 0; i < NODES_PER_CHUNK; i++) {
-            c[i].rb.child[0] = &m->free->rb;
+            c[i].rb.child[0] = m->free ? &m->free->rb : NULL;
             m->free = &c[i];
         }
         m->nfree += NODES_PER_CHUNK;
@@ -93,7 +93,7 @@ static void drop(struct logfs_rangemap *m, struct node *n)
     if (m->max == n)
         m->max = N(logfs_rb_prev(&n->rb));
     logfs_rb_erase(&m->tree, &n->rb);
-    n->rb.child[0] = &m->free->rb;
+    n->rb.child[0] = m->free ? &m->free->rb : NULL;
     m->free = n;
     m->nfree++;
     m->count--;
