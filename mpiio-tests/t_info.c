@@ -77,6 +77,9 @@ int main(int argc, char **argv)
     expect_key(fh, "bbfs_durable", bbfs ? "false" : NULL);
     expect_key(fh, "bbfs_server", bbfs ? "auto" : NULL);
     expect_key(fh, "bbfs_logdir", bbfs ? logdir : NULL);
+    expect_key(fh, "bbfs_log_quota", bbfs ? "0" : NULL);
+    expect_key(fh, "bbfs_progress", bbfs ? "false" : NULL);
+    expect_key(fh, "bbfs_salvage", bbfs ? "false" : NULL);
     expect_key(fh, "cb_buffer_size", "16777216");
     if (bbfs) {
         /* set_info: durability may change, the log directory may not */
@@ -136,6 +139,8 @@ int main(int argc, char **argv)
     bad_hint(scratch, bbfs, "bbfs_durable", "maybe", "true|false");
     bad_hint(scratch, bbfs, "bbfs_logdir", "relative/dir", "absolute");
     bad_hint(scratch, bbfs, "bbfs_consistancy", "mpiio", "unknown bbfs hint");
+    bad_hint(scratch, bbfs, "bbfs_log_quota", "lots", "bytes");
+    bad_hint(scratch, bbfs, "bbfs_salvage", "yes please", "true|false");
 
     /* ranks that disagree */
     int err = open_with(scratch, "bbfs_consistency", tl_rank == 0 ? "posix" : "commit",

@@ -119,13 +119,13 @@ static int read_lower(struct read_ctx *c, ADIO_Offset off, ADIO_Offset len)
 {
     ADIO_File lo = c->bf->lower;
     ADIO_Status st;
-    MPI_Count got = 0;
+    int got = 0;
     char *p = c->dst + (off - c->base);
 
     ADIO_ReadContig(lo, p, (int) len, MPI_BYTE, ADIO_EXPLICIT_OFFSET, off, &st, &c->err);
     if (c->err != MPI_SUCCESS)
         return 1;
-    MPI_Get_count(&st, MPI_BYTE, (int *) &got);
+    MPI_Get_count(&st, MPI_BYTE, &got);
     if (got < 0 || got > len)
         got = 0;
     /* Past the canonical file's end, but inside the file logs made longer. */

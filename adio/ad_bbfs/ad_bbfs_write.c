@@ -24,9 +24,8 @@ static int log_run(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset stri
     struct write_walk *ww = arg;
     ADIO_Offset end = off + (count - 1) * stride + len;
 
-    for (ADIO_Offset i = 0; i < count && ww->rc == LOGFS_OK; i++)
-        ww->rc = logfs_writer_add_extent(ww->w, (uint64_t) (off + i * stride), (uint64_t) len,
-                                         ww->data + data_off + i * len, &ww->le);
+    ww->rc = logfs_writer_add_run(ww->w, (uint64_t) off, (uint64_t) len, (int64_t) stride,
+                                  (uint64_t) count, ww->data + data_off, &ww->le);
     if (end > ww->end)
         ww->end = end;
     return ww->rc != LOGFS_OK;
