@@ -102,8 +102,8 @@ static int manifest_write(ADIOI_BBFS_File * bf, const char *text, size_t len)
     ADIO_WriteContig(f, text, (int) len, MPI_BYTE, ADIO_EXPLICIT_OFFSET, 0, &st, &err);
     if (err == MPI_SUCCESS)
         ADIO_Resize(f, (ADIO_Offset) len, &err);
-    if (err == MPI_SUCCESS)
-        ADIO_Flush(f, &err);    /* the manifest is what recovery starts from */
+    if (err == MPI_SUCCESS && bf->hints.durable)
+        ADIO_Flush(f, &err);    /* power loss: recovery starts from the manifest */
     side_close(f);
     return err;
 }

@@ -3,8 +3,9 @@
  * M processes (M need not be N).  Every process plans all epochs from all
  * metalogs (the plan is deterministic, so all agree without talking); for
  * each epoch it takes one contiguous file domain of about 1/M of the bytes,
- * reads that domain's pieces from the writers' datalogs, and the epoch ends
- * in one collective write on the lower file.  Pieces that touch in the file
+ * reads that domain's pieces from the writers' datalogs (one pread per
+ * strided run when the domain is fully covered), and the epoch ends in one
+ * collective write on the lower file.  Pieces that touch in the file
  * are merged, so the interleaved small pieces of a noncontig pattern become
  * one large contiguous block per process and ROMIO's two-phase I/O has no
  * holes to read around.  Epochs are applied in order.  Replay only reads
@@ -141,6 +142,77 @@ static int gather_data(struct replay *rp, const struct logfs_replay_piece *pc, s
     return rc;
 }
 
+/* ---- dense epochs: the domain is fully covered ------------------------
+ * The usual case (every byte of a process's domain written by someone, as
+ * in an interleaved noncontig pattern): the domain's runs are placed
+ * straight into a buffer that mirrors the file range, one pread per run,
+ * with no per-piece list and no sorting. */
+
+struct run_vec {
+    struct logfs_replay_run *r;
+    size_t n, cap;
+    uint64_t bytes;
+};
+
+static int collect_run(void *arg, const struct logfs_replay_run *r)
+{
+    struct run_vec *v = arg;
+
+    if (v->n == v->cap) {
+        v->cap = v->cap ? 2 * v->cap : 64;
+        v->r = ADIOI_Realloc(v->r, v->cap * sizeof(*v->r));
+    }
+    v->r[v->n++] = *r;
+    v->bytes += r->blocklen * r->count;
+    return 0;
+}
+
+/* Copy the parts of runs that fall in file range [a, b) into rp->buf
+ * (which mirrors [a, b)); tmp holds one run's datalog bytes at a time. */
+static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, uint64_t b,
+                      int *err)
+{
+    static char myname[] = "ADIOI_BBFS_REPLAY";
+    char *tmp = NULL;
+    uint64_t tmp_cap = 0;
+    int rc = 0;
+
+    for (size_t k = 0; k < v->n && rc == 0; k++) {
+        const struct logfs_replay_run *r = &v->r[k];
+        uint64_t stride = r->stride ? r->stride : r->blocklen, ilo, ihi;
+        if (r->offset >= b || r->offset + (r->count - 1) * stride + r->blocklen <= a)
+            continue;
+        ilo = r->offset + r->blocklen > a ? 0 : (a - r->offset - r->blocklen) / stride + 1;
+        ihi = (b - 1 - r->offset) / stride;
+        if (ihi > r->count - 1)
+            ihi = r->count - 1;
+        if (ilo > ihi)
+            continue;
+        uint64_t len = (ihi - ilo + 1) * r->blocklen;
+        if (len > tmp_cap) {
+            ADIOI_BBFS_FREE(tmp);
+            tmp = ADIOI_Malloc(len);
+            tmp_cap = len;
+        }
+        int fd = datalog_fd(rp, r->writer, err);
+        if (fd < 0 || pread_full(fd, tmp, len, r->dlog_off + ilo * r->blocklen) != 0) {
+            if (fd >= 0)
+                *err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                            MPI_ERR_IO, "**io", "bbfs: a datalog is shorter "
+                                            "than its metalog says (lost or truncated log?)");
+            rc = -1;
+            break;
+        }
+        for (uint64_t i = ilo; i <= ihi; i++) {
+            uint64_t s = r->offset + i * stride, e = s + r->blocklen;
+            uint64_t from = s > a ? s : a, to = e < b ? e : b;
+            memcpy(rp->buf + (from - a), tmp + (i - ilo) * r->blocklen + (from - s), to - from);
+        }
+    }
+    ADIOI_BBFS_FREE(tmp);
+    return rc;
+}
+
 /* One collective write of pieces (file order, disjoint) whose data is
  * packed in rp->buf. */
 static int write_round(struct replay *rp, const struct logfs_replay_piece *pc, size_t n,
@@ -216,6 +288,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct replay rp = { comm, lower, NULL, NULL, nwriters, NULL, 0 };
     struct logfs_error le;
     struct piece_vec v = { NULL, 0, 0 };
+    struct run_vec rv = { NULL, 0, 0, 0 };
     int rank, nprocs, rc, err = MPI_SUCCESS, failed;
     double t0 = MPI_Wtime();
     uint64_t total = 0;
@@ -253,33 +326,63 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         logfs_plan_resize(rp.plan, e, &rs);
         if (rs.present && (err = resize_to(&rp, rs.truncate_to, 0)) != MPI_SUCCESS)
             break;
+        /* Dense if this process's runs cover its whole domain (runs never
+         * share a byte); otherwise the piece list, merged into blocks. */
+        rv.n = 0;
+        rv.bytes = 0;
+        logfs_plan_domain_runs(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs, &lo, &hi,
+                               collect_run, &rv);
+        int dense = rv.bytes == hi - lo;
         v.n = 0;
-        logfs_plan_domain(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs, &lo, &hi, collect, &v);
-        for (size_t i = 0; i < v.n; i++)
-            mine += v.p[i].length;
+        if (dense)
+            mine = rv.bytes;
+        else {
+            logfs_plan_domain(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs, &lo, &hi,
+                              collect, &v);
+            for (size_t i = 0; i < v.n; i++)
+                mine += v.p[i].length;
+        }
 
         /* Rounds of at most REPLAY_ROUND_BYTES each bound the memory. */
         int my_rounds = (int) ((mine + REPLAY_ROUND_BYTES - 1) / REPLAY_ROUND_BYTES), rounds;
         MPI_Allreduce(&my_rounds, &rounds, 1, MPI_INT, MPI_MAX, comm);
         size_t next = 0;
         for (int k = 0; k < rounds; k++) {
-            size_t first = next;
+            struct logfs_replay_piece whole;
+            const struct logfs_replay_piece *pc = NULL;
+            size_t npc = 0;
             uint64_t bytes = 0;
-            while (next < v.n && (bytes == 0 || bytes + v.p[next].length <= REPLAY_ROUND_BYTES))
-                bytes += v.p[next++].length;
+            int my_err = MPI_SUCCESS;
+            if (dense) {
+                uint64_t a = lo + (uint64_t) k * REPLAY_ROUND_BYTES, b = a + REPLAY_ROUND_BYTES;
+                if (b > hi)
+                    b = hi;
+                if (a < b) {
+                    whole.offset = a;
+                    whole.length = bytes = b - a;
+                    pc = &whole;
+                    npc = 1;
+                }
+            } else {
+                size_t first = next;
+                while (next < v.n && (bytes == 0 || bytes + v.p[next].length <= REPLAY_ROUND_BYTES))
+                    bytes += v.p[next++].length;
+                pc = v.p + first;
+                npc = next - first;
+            }
             if (bytes > rp.buf_cap) {
                 ADIOI_BBFS_FREE(rp.buf);
                 rp.buf = ADIOI_Malloc(bytes);
                 rp.buf_cap = bytes;
             }
-            int my_err = MPI_SUCCESS;
-            if (gather_data(&rp, v.p + first, next - first, &my_err) != 0)
+            if (npc > 0 && (dense ? fill_range(&rp, &rv, whole.offset, whole.offset + bytes, &my_err)
+                            : gather_data(&rp, pc, npc, &my_err)) != 0)
                 err = my_err;
             /* Everyone enters the collective write, or nobody does. */
             MPI_Allreduce(&err, &failed, 1, MPI_INT, MPI_MAX, comm);
             if (failed != MPI_SUCCESS)
                 break;
-            err = write_round(&rp, v.p + first, next - first, bytes);
+            err = write_round(&rp, pc, npc, bytes);
         }
         MPI_Allreduce(&err, &failed, 1, MPI_INT, MPI_MAX, comm);
         if (failed != MPI_SUCCESS && err == MPI_SUCCESS)
@@ -298,8 +401,10 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                     total / 1048576.0, t > 0 ? total / 1048576.0 / t : 0.0);
         }
     }
-    /* The logs are deleted after this: the canonical file must be durable. */
-    if (err == MPI_SUCCESS)
+    /* The logs are deleted after this.  With bbfs_durable they were on disk,
+     * so the canonical file must be too before they go; without, both live
+     * in the page cache and a process crash loses neither. */
+    if (err == MPI_SUCCESS && h->durable)
         ADIO_Flush(lower, &err);
 
   fn_exit:
@@ -309,6 +414,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     ADIOI_BBFS_FREE(rp.fds);
     ADIOI_BBFS_FREE(rp.buf);
     ADIOI_BBFS_FREE(v.p);
+    ADIOI_BBFS_FREE(rv.r);
     logfs_plan_free(rp.plan);
     return err;
 }
