@@ -154,7 +154,7 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
 void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code);
 int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);
-void ADIOI_BBFS_Replay_pending(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
 int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_write.c / ad_bbfs_read.c: logged writes, reads from every source */
@@ -190,6 +190,9 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 /* ad_bbfs_common.c */
 void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code);
+int ADIOI_BBFS_Name_has_prefix(const char *name);
+void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const char **path,
+                           int *error_code);
 ADIO_File ADIOI_BBFS_Lower_begin(ADIO_File fd);
 void ADIOI_BBFS_Lower_end(ADIO_File fd);
 ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);

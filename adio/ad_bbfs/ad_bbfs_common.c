@@ -60,6 +60,46 @@ void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIO
     *path = strip_prefix(name);
 }
 
+/* The prefix that names each lower driver ROMIO may detect, so that other
+ * processes can take rank 0's detection without a statfs storm (as ROMIO's
+ * own scalable detection does). */
+static const struct {
+    int fstype;
+    const char *prefix;
+} lower_prefixes[] = {
+    {ADIO_UFS, "ufs:"}, {ADIO_NFS, "nfs:"}, {ADIO_XFS, "xfs:"}, {ADIO_PVFS2, "pvfs2:"},
+    {ADIO_GPFS, "gpfs:"}, {ADIO_PANFS, "panfs:"}, {ADIO_LUSTRE, "lustre:"},
+    {ADIO_DAOS, "daos:"}, {ADIO_TESTFS, "testfs:"}, {ADIO_IME, "ime:"},
+    {ADIO_QUOBYTEFS, "quobyte:"}
+};
+
+int ADIOI_BBFS_Name_has_prefix(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    return colon && colon > name + 1;
+}
+
+void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const char **path,
+                           int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_RESOLVE_AS";
+    char forced[64];
+    int got;
+
+    for (size_t i = 0; i < sizeof(lower_prefixes) / sizeof(lower_prefixes[0]); i++)
+        if (lower_prefixes[i].fstype == fstype) {
+            snprintf(forced, sizeof(forced), "%s", lower_prefixes[i].prefix);
+            ADIO_ResolveFileType(MPI_COMM_SELF, forced, &got, ops, error_code);
+            *path = strip_prefix(name);
+            return;
+        }
+    *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                       MPI_ERR_BAD_FILE, "**filename", "bbfs: process 0 "
+                                       "detected lower file system type %d for %s, which "
+                                       "this process cannot use; force one with bbfs:ufs:",
+                                       fstype, name);
+}
+
 /* ROMIO's generic code reads the view and file pointer from the handle it is
  * given.  The view lives on the bbfs handle (MPI_File_set_view only touches
  * that one), so lend it to the lower handle for the duration of one call. */

@@ -247,6 +247,14 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     ADIOI_GEN_SetInfo(fd, users_info, error_code);
     if (*error_code != MPI_SUCCESS)
         goto fn_exit;
+    if (at_open && fd->hints->ranklist == NULL) {
+        /* The bbfs handle does no two-phase I/O of its own (its lower file
+         * does), so it needs no aggregator list: a preset one spares
+         * ADIO_Open the gather of every process's host name. */
+        fd->hints->ranklist = ADIOI_Malloc(sizeof(int));
+        fd->hints->ranklist[0] = 0;
+        fd->hints->cb_nodes = 1;        /* the list's length (get_info shows the lower's) */
+    }
 
     parsed = bf->hints;
     err = parse_user_hints(users_info, &parsed, at_open, &digest);

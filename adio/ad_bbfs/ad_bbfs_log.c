@@ -197,9 +197,9 @@ int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf)
  * one, and the id for this open's logs.  Collectives are expensive when
  * processes share cores; an open makes as few as it can. */
 static int bcast_open_state(MPI_Comm comm, const char *myname, int err, char **text,
-                            size_t len, uint64_t * file_id)
+                            size_t len, uint64_t * file_id, int *fstype)
 {
-    long long hdr[3] = { 0, -1, 0 };
+    long long hdr[4] = { 0, -1, 0, 0 };
     int rank;
 
     MPI_Comm_rank(comm, &rank);
@@ -208,9 +208,11 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, char **t
             MPI_Error_class(err, (int *) &hdr[0]);
         hdr[1] = *text ? (long long) len : -1;
         hdr[2] = (long long) *file_id;
+        hdr[3] = *fstype;
     }
-    MPI_Bcast(hdr, 3, MPI_LONG_LONG, 0, comm);
+    MPI_Bcast(hdr, 4, MPI_LONG_LONG, 0, comm);
     *file_id = (uint64_t) hdr[2];
+    *fstype = (int) hdr[3];
     if (hdr[0] != 0)
         return rank == 0 ? err : MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
                                                       myname, __LINE__, (int) hdr[0], "**io",
@@ -230,9 +232,13 @@ static uint64_t new_file_id(const char *path);
 
 /* ---- replaying logs left by an earlier job ---------------------------- */
 
-void ADIOI_BBFS_Replay_pending(ADIO_File fd, int *error_code)
+/* At open: rank 0 finds the lower driver (as ROMIO would detect it, unless
+ * the name forces one), looks for pending logs and picks the id of this
+ * open's logs; one broadcast tells everyone, and pending logs are replayed
+ * with this job's processes. */
+void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
 {
-    static char myname[] = "ADIOI_BBFS_REPLAY_PENDING";
+    static char myname[] = "ADIOI_BBFS_OPEN_PREPARE";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     struct logfs_manifest m;
     struct logfs_error le;
@@ -240,14 +246,38 @@ void ADIOI_BBFS_Replay_pending(ADIO_File fd, int *error_code)
     size_t len = 0;
     int rank, err = MPI_SUCCESS, rc;
 
+    const char *lower_path = NULL;
+    int explicit_lower = ADIOI_BBFS_Name_has_prefix(fd->filename);
+
     MPI_Comm_rank(fd->comm, &rank);
-    if (rank == 0) {
+    if (rank == 0 || explicit_lower)
+        /* a forced driver resolves from the name alone: everyone can */
+        ADIOI_BBFS_Resolve_lower(MPI_COMM_SELF, fd->filename, &bf->lower_fstype,
+                                 &bf->lower_ops, &lower_path, &err);
+    if (rank == 0 && err == MPI_SUCCESS) {
+        bf->canonical = ADIOI_Strdup(lower_path);
         err = manifest_read(bf, &text, &len);
         bf->file_id = new_file_id(bf->canonical);
     }
-    *error_code = bcast_open_state(fd->comm, myname, err, &text, len, &bf->file_id);
-    if (*error_code != MPI_SUCCESS || !text)
-        return;                 /* failed, or nothing pending */
+    if (explicit_lower && err != MPI_SUCCESS) {
+        /* every process has its own, equally detailed error */
+        *error_code = err;
+        return;
+    }
+    *error_code = bcast_open_state(fd->comm, myname, err, &text, len, &bf->file_id,
+                                   &bf->lower_fstype);
+    if (*error_code != MPI_SUCCESS)
+        return;
+    if (rank != 0) {
+        if (!explicit_lower)
+            ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &bf->lower_ops, &lower_path,
+                                  error_code);
+        if (*error_code != MPI_SUCCESS)
+            return;
+        bf->canonical = ADIOI_Strdup(lower_path);
+    }
+    if (!text)
+        return;                 /* nothing pending */
 
     rc = logfs_manifest_parse(text, strlen(text), &m, &le);
     ADIOI_BBFS_FREE(text);

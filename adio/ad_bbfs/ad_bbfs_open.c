@@ -54,9 +54,6 @@ static void free_private(ADIO_File fd)
 void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    ADIOI_Fns *lower_ops;
-    const char *lower_path;
-    int lower_fstype;
     MPI_Comm lower_comm;
     ADIO_File lo;
 
@@ -65,22 +62,16 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     if (*error_code != MPI_SUCCESS)
         goto fn_fail;
 
-    ADIOI_BBFS_Resolve_lower(fd->comm, fd->filename, &lower_fstype, &lower_ops, &lower_path,
-                             error_code);
-    if (*error_code != MPI_SUCCESS)
-        goto fn_fail;
-    bf->lower_fstype = lower_fstype;
-    bf->lower_ops = lower_ops;
-    bf->canonical = ADIOI_Strdup(lower_path);
     MPI_Comm_size(fd->comm, &bf->nwriters);
     /* Scratch files (ROMIO's shared file pointer, DELETE_ON_CLOSE) are never
      * logged: nothing of them outlives the job, and the shared pointer must
      * be seen by every process at once. */
     bf->log_writes = !(access_mode & ADIO_RDONLY) && !(access_mode & ADIO_DELETE_ON_CLOSE);
 
-    /* Logs an earlier job left pending become the canonical file first, so
-     * the lower open below (and MPI_MODE_APPEND's end of file) sees them. */
-    ADIOI_BBFS_Replay_pending(fd, error_code);
+    /* Find the lower driver; logs an earlier job left pending become the
+     * canonical file first, so the lower open below (and MPI_MODE_APPEND's
+     * end of file) sees them. */
+    ADIOI_BBFS_Open_prepare(fd, error_code);
     if (*error_code != MPI_SUCCESS)
         goto fn_fail;
 
@@ -89,7 +80,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
      * own.  Delete-on-close stays with the bbfs handle: it must also remove
      * logs, and deleting twice would fail. */
     MPI_Comm_dup(fd->comm, &lower_comm);
-    lo = ADIO_Open(fd->comm, lower_comm, lower_path, lower_fstype, lower_ops,
+    lo = ADIO_Open(fd->comm, lower_comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
                    access_mode & ~ADIO_DELETE_ON_CLOSE, 0, MPI_BYTE, MPI_BYTE,
                    bf->open_info, fd->perm, error_code);
     if (*error_code != MPI_SUCCESS) {
