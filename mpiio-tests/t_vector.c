@@ -60,11 +60,31 @@ int main(int argc, char **argv)
         memcpy(spread + 2 * (size_t) b * BLK, data + (size_t) b * BLK, BLK);
     TL_MPI(MPI_File_write_at_all(fh, n, spread, 1, mtype, &st));
 
+    /* region 2: individual file pointer, in odd-sized pieces that start and
+     * end inside blocks, so the pointer must follow ROMIO's rules exactly */
+    fill_view(data, DISP + 2 * region, 3);
+    TL_MPI(MPI_File_seek(fh, 2 * (MPI_Offset) n, MPI_SEEK_SET));
+    size_t chunks[] = { 37, 100, 1000, 24, 1 }, at = 0;
+    for (int c = 0; at < n; c++) {
+        size_t len = c < 5 ? chunks[c] : n - at;
+        if (len > n - at)
+            len = n - at;
+        TL_MPI(MPI_File_write(fh, data + at, (int) len, MPI_BYTE, &st));
+        at += len;
+    }
+    MPI_Offset vpos;
+    TL_MPI(MPI_File_get_position(fh, &vpos));
+    TL_CHECK(vpos == 3 * (MPI_Offset) n, "pointer at %lld after region 2, expected %lld",
+             (long long) vpos, (long long) (3 * n));
+
     TL_MPI(MPI_File_sync(fh));
     MPI_Barrier(MPI_COMM_WORLD);
     TL_MPI(MPI_File_sync(fh));
 
     /* read back own data through the view, independent and collective */
+    TL_MPI(MPI_File_read_at(fh, 2 * n, got, (int) n, MPI_BYTE, &st));
+    TL_CHECK(memcmp(got, data, n) == 0, "region 2 read back through view differs");
+    fill_view(data, DISP + region, 2);
     TL_MPI(MPI_File_read_at(fh, n, got, (int) n, MPI_BYTE, &st));
     TL_CHECK(memcmp(got, data, n) == 0, "region 1 read back through view differs");
     fill_view(data, DISP, 1);
@@ -76,15 +96,16 @@ int main(int argc, char **argv)
 
     /* the whole file as bytes: every rank's blocks where expected */
     TL_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
-    unsigned char *all = malloc(DISP + 2 * region);
-    TL_MPI(MPI_File_read_at_all(fh, 0, all, (int) (DISP + 2 * region), MPI_BYTE, &st));
+    unsigned char *all = malloc(DISP + 3 * region);
+    TL_MPI(MPI_File_read_at_all(fh, 0, all, (int) (DISP + 3 * region), MPI_BYTE, &st));
     tl_verify(all, DISP, 0, 9, "header");
     for (int r = 0; r < tl_nprocs; r++)
         for (long long i = 0; i < (long long) n; i++) {
             long long o0 = file_off(DISP, r, tl_nprocs, i);
             long long o1 = file_off(DISP + region, r, tl_nprocs, i);
-            TL_CHECK(all[o0] == tl_byte(o0, 1) && all[o1] == tl_byte(o1, 2),
-                     "rank %d byte %lld misplaced", r, i);
+            long long o2 = file_off(DISP + 2 * region, r, tl_nprocs, i);
+            TL_CHECK(all[o0] == tl_byte(o0, 1) && all[o1] == tl_byte(o1, 2)
+                     && all[o2] == tl_byte(o2, 3), "rank %d byte %lld misplaced", r, i);
         }
     TL_MPI(MPI_File_close(&fh));
     MPI_Type_free(&ftype);

@@ -180,11 +180,89 @@ static int add_piece(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset da
     return 0;
 }
 
+/* A filetype whose blocks all have one length at one stride (a vector, the
+ * noncontig pattern): runs follow from arithmetic, one per tile, without
+ * visiting the blocks.  The check is one pass over the flattened type, far
+ * cheaper than a callback per block. */
+static int regular_blocks(const ADIOI_Flatlist_node * flat, ADIO_Offset * len,
+                          ADIO_Offset * stride)
+{
+    if (flat->count < 2 || flat->blocklens[0] <= 0)
+        return 0;
+    *len = flat->blocklens[0];
+    *stride = flat->indices[1] - flat->indices[0];
+    if (*stride <= *len)
+        return 0;
+    for (MPI_Count i = 1; i < flat->count; i++)
+        if (flat->blocklens[i] != *len || flat->indices[i] - flat->indices[i - 1] != *stride)
+            return 0;
+    return 1;
+}
+
+static int walk_regular(ADIO_File fd, const ADIOI_Flatlist_node * flat, ADIO_Offset lb,
+                        ADIO_Offset extent, MPI_Count ft_size, ADIO_Offset blen,
+                        ADIO_Offset stride, int file_ptr_type, ADIO_Offset offset,
+                        ADIO_Offset nbytes, ADIOI_BBFS_run_fn fn, void *arg,
+                        ADIO_Offset * next_fp)
+{
+    struct view_pos p;
+    ADIO_Offset done = 0;
+    int rc;
+
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        pos_from_byte(fd, flat, lb, extent, fd->fp_ind, &p);
+    else
+        pos_from_etypes(fd, flat, ft_size, offset, &p);
+    while (done < nbytes) {
+        ADIO_Offset at = block_start(fd, flat, extent, &p) + p.within;
+        if (p.within > 0 || nbytes - done < blen) {     /* part of one block */
+            ADIO_Offset len = blen - p.within < nbytes - done ? blen - p.within : nbytes - done;
+            if ((rc = fn(arg, at, len, len, 1, done)))
+                return rc;
+            done += len;
+            p.within += len;
+            if (p.within < blen) {
+                *next_fp = at + len;
+                return 0;
+            }
+        } else {                /* whole blocks to the end of the tile */
+            ADIO_Offset k = (nbytes - done) / blen;
+            if (k > flat->count - p.block)
+                k = flat->count - p.block;
+            if ((rc = fn(arg, at, blen, stride, k, done)))
+                return rc;
+            done += k * blen;
+            p.block += k - 1;
+        }
+        p.within = 0;
+        if (++p.block == flat->count) {
+            p.block = 0;
+            p.tile++;
+        }
+    }
+    *next_fp = block_start(fd, flat, extent, &p);
+    return 0;
+}
+
 int ADIOI_BBFS_Walk_view_runs(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
                               ADIO_Offset nbytes, ADIOI_BBFS_run_fn fn, void *arg,
                               ADIO_Offset * next_fp)
 {
     struct run_acc a = { fn, arg, 0, 0, 0, 0, 0, 0 };
+    int contig;
+
+    ADIOI_Datatype_iscontig(fd->filetype, &contig);
+    if (!contig && nbytes > 0) {
+        ADIOI_Flatlist_node *flat = ADIOI_Flatten_and_find(fd->filetype);
+        ADIO_Offset blen, stride;
+        MPI_Aint lb, extent;
+        MPI_Count ft_size;
+        MPI_Type_size_x(fd->filetype, &ft_size);
+        MPI_Type_get_extent(fd->filetype, &lb, &extent);
+        if (ft_size > 0 && regular_blocks(flat, &blen, &stride))
+            return walk_regular(fd, flat, lb, extent, ft_size, blen, stride, file_ptr_type,
+                                offset, nbytes, fn, arg, next_fp);
+    }
     int rc = ADIOI_BBFS_Walk_view(fd, file_ptr_type, offset, nbytes, add_piece, &a, next_fp);
     return rc ? rc : flush_run(&a);
 }
