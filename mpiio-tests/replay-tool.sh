@@ -30,6 +30,19 @@ ROMIO_HINTS="$work/hints" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/data" </dev/null
     || { cat "$work/writer.out"; echo "FAIL: writing pending logs"; exit 1; }
 check "logs are pending after bbfs_replay=never" test -f "$manifest"
 
+# A replay that dies between two epochs leaves everything for the next one.
+ROMIO_HINTS="$work/hints" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/again.dat" </dev/null >"$work/w2.out" 2>&1 \
+    || { cat "$work/w2.out"; echo "FAIL: writing pending logs"; exit 1; }
+"$MPIEXEC" -n 4 "$writer" "ufs:$work/ref.dat" </dev/null >"$work/ref.out" 2>&1 \
+    || { cat "$work/ref.out"; echo "FAIL: writing the ufs: reference"; exit 1; }
+BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH=1 "$MPIEXEC" -n 3 "$tool" --quiet "$work/again.dat" \
+    </dev/null >"$work/died.out" 2>&1
+check "a replay killed after its first epoch fails" test $? -ne 0
+check "the killed replay leaves the manifest" test -f "$work/.again.dat.bbfs-manifest"
+rc=$(run_tool "$work/restart" --quiet "$work/again.dat")
+check "the replay run again succeeds" test "$rc" = 0
+check "the restarted replay gives the reference file" cmp "$work/ref.dat" "$work/again.dat"
+
 rc=$(run_tool "$work/help" --help)
 check "--help exits 0" test "$rc" = 0
 check "--help explains --dry-run and --salvage" grep -q -- "--salvage" "$work/help"

@@ -18,10 +18,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define REPLAY_ROUND_BYTES ((uint64_t) 64 << 20)
+#define REPLAY_ROUND_BYTES ((uint64_t) 64 << 20)      /* file bytes per collective write */
+#define REPLAY_CHUNK_BYTES ((uint64_t) 4 << 20)       /* datalog bytes read at once */
 
 struct piece_vec {
     struct logfs_replay_piece *p;
@@ -188,25 +190,34 @@ static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, ui
             ihi = r->count - 1;
         if (ilo > ihi)
             continue;
-        uint64_t len = (ihi - ilo + 1) * r->blocklen;
-        if (len > tmp_cap) {
-            ADIOI_BBFS_FREE(tmp);
-            tmp = ADIOI_Malloc(len);
-            tmp_cap = len;
-        }
+        /* at most REPLAY_CHUNK_BYTES of a run's datalog bytes at a time */
+        uint64_t per = REPLAY_CHUNK_BYTES / r->blocklen ? REPLAY_CHUNK_BYTES / r->blocklen : 1;
         int fd = datalog_fd(rp, r->writer, err);
-        if (fd < 0 || pread_full(fd, tmp, len, r->dlog_off + ilo * r->blocklen) != 0) {
-            if (fd >= 0)
-                *err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                            MPI_ERR_IO, "**io", "bbfs: a datalog is shorter "
-                                            "than its metalog says (lost or truncated log?)");
+        if (fd < 0) {
             rc = -1;
             break;
         }
-        for (uint64_t i = ilo; i <= ihi; i++) {
-            uint64_t s = r->offset + i * stride, e = s + r->blocklen;
-            uint64_t from = s > a ? s : a, to = e < b ? e : b;
-            memcpy(rp->buf + (from - a), tmp + (i - ilo) * r->blocklen + (from - s), to - from);
+        for (uint64_t c0 = ilo; c0 <= ihi && rc == 0; c0 += per) {
+            uint64_t c1 = c0 + per - 1 < ihi ? c0 + per - 1 : ihi;
+            uint64_t len = (c1 - c0 + 1) * r->blocklen;
+            if (len > tmp_cap) {
+                ADIOI_BBFS_FREE(tmp);
+                tmp = ADIOI_Malloc(len);
+                tmp_cap = len;
+            }
+            if (pread_full(fd, tmp, len, r->dlog_off + c0 * r->blocklen) != 0) {
+                *err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                            MPI_ERR_IO, "**io", "bbfs: a datalog is shorter "
+                                            "than its metalog says (lost or truncated log?)");
+                rc = -1;
+                break;
+            }
+            for (uint64_t i = c0; i <= c1; i++) {
+                uint64_t s = r->offset + i * stride, e = s + r->blocklen;
+                uint64_t from = s > a ? s : a, to = e < b ? e : b;
+                memcpy(rp->buf + (from - a), tmp + (i - c0) * r->blocklen + (from - s),
+                       to - from);
+            }
         }
     }
     ADIOI_BBFS_FREE(tmp);
@@ -320,6 +331,9 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     for (int w = 0; w < nwriters; w++)
         rp.fds[w] = -1;
     uint64_t nepochs = logfs_plan_nepochs(rp.plan);
+    /* Recovery tests need a replay that dies between two epochs. */
+    const char *fault = getenv("BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH");
+    long crash_after = fault ? strtol(fault, NULL, 10) : 0;
     for (uint64_t e = 0; e < nepochs && err == MPI_SUCCESS; e++) {
         struct logfs_resize rs;
         uint64_t lo, hi, mine = 0;
@@ -394,6 +408,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         if (rs.present && (err = resize_to(&rp, rs.extend_to, 1)) != MPI_SUCCESS)
             break;
         total += logfs_plan_epoch_bytes(rp.plan, e);
+        if (crash_after && (uint64_t) crash_after == e + 1)
+            _exit(9);           /* fault injection: a replay that dies part way */
         if (progress && rank == 0) {
             double t = MPI_Wtime() - t0;
             fprintf(stderr, "bbfs replay %s: epoch %llu/%llu, %.1f MiB, %.1f MiB/s\n",
