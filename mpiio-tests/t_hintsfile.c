@@ -5,21 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void expect_key(MPI_File fh, const char *key, const char *want)
-{
-    MPI_Info info;
-    char value[MPI_MAX_INFO_VAL + 1];
-    int flag;
-    TL_MPI(MPI_File_get_info(fh, &info));
-    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-    MPI_Info_free(&info);
-    if (!want)
-        TL_CHECK(!flag, "%s present on a non-bbfs file", key);
-    else
-        TL_CHECK(flag && !strcmp(value, want), "%s=%s, expected %s from the hints file", key,
-                 flag ? value : "(unset)", want);
-}
-
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
@@ -40,17 +25,17 @@ int main(int argc, char **argv)
 
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR,
                          MPI_INFO_NULL, &fh));
-    expect_key(fh, "bbfs_consistency", bbfs ? "commit" : NULL);
-    expect_key(fh, "bbfs_buffer_size", bbfs ? "1048576" : NULL);
-    expect_key(fh, "cb_buffer_size", "2097152");
+    tl_expect_info(fh, "bbfs_consistency", bbfs ? "commit" : NULL);
+    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "1048576" : NULL);
+    tl_expect_info(fh, "cb_buffer_size", "2097152");
     TL_MPI(MPI_File_close(&fh));
 
     MPI_Info_create(&info);
     MPI_Info_set(info, "bbfs_buffer_size", "2m");
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
-    expect_key(fh, "bbfs_consistency", bbfs ? "commit" : NULL);
-    expect_key(fh, "bbfs_buffer_size", bbfs ? "2097152" : NULL);
+    tl_expect_info(fh, "bbfs_consistency", bbfs ? "commit" : NULL);
+    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "2097152" : NULL);
     TL_MPI(MPI_File_close(&fh));
     return tl_finish();
 }

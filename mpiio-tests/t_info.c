@@ -7,23 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void expect_key(MPI_File fh, const char *key, const char *want)
-{
-    MPI_Info info;
-    char value[MPI_MAX_INFO_VAL + 1];
-    int flag;
-
-    TL_MPI(MPI_File_get_info(fh, &info));
-    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-    if (want == NULL)
-        TL_CHECK(!flag, "get_info shows %s=%s, expected no such key", key, value);
-    else {
-        TL_CHECK(flag, "get_info has no %s (expected %s)", key, want);
-        TL_CHECK(strcmp(value, want) == 0, "get_info %s=%s, expected %s", key, value, want);
-    }
-    MPI_Info_free(&info);
-}
-
 static int open_with(const char *name, const char *key, const char *value, int amode,
                      MPI_File * fh)
 {
@@ -71,27 +54,27 @@ int main(int argc, char **argv)
         logdir = getenv("TMPDIR");
     if (!logdir || !*logdir)
         logdir = "/tmp";
-    expect_key(fh, "bbfs_consistency", bbfs ? "mpiio" : NULL);
-    expect_key(fh, "bbfs_replay", bbfs ? "on_close" : NULL);
-    expect_key(fh, "bbfs_buffer_size", bbfs ? "4194304" : NULL);
-    expect_key(fh, "bbfs_durable", bbfs ? "false" : NULL);
-    expect_key(fh, "bbfs_server", bbfs ? "auto" : NULL);
-    expect_key(fh, "bbfs_logdir", bbfs ? logdir : NULL);
-    expect_key(fh, "bbfs_log_quota", bbfs ? "0" : NULL);
-    expect_key(fh, "bbfs_progress", bbfs ? "false" : NULL);
-    expect_key(fh, "bbfs_salvage", bbfs ? "false" : NULL);
-    expect_key(fh, "cb_buffer_size", "16777216");
+    tl_expect_info(fh, "bbfs_consistency", bbfs ? "mpiio" : NULL);
+    tl_expect_info(fh, "bbfs_replay", bbfs ? "on_close" : NULL);
+    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "4194304" : NULL);
+    tl_expect_info(fh, "bbfs_durable", bbfs ? "false" : NULL);
+    tl_expect_info(fh, "bbfs_server", bbfs ? "auto" : NULL);
+    tl_expect_info(fh, "bbfs_logdir", bbfs ? logdir : NULL);
+    tl_expect_info(fh, "bbfs_log_quota", bbfs ? "0" : NULL);
+    tl_expect_info(fh, "bbfs_progress", bbfs ? "false" : NULL);
+    tl_expect_info(fh, "bbfs_salvage", bbfs ? "false" : NULL);
+    tl_expect_info(fh, "cb_buffer_size", "16777216");
     if (bbfs) {
         /* set_info: durability may change, the log directory may not */
         MPI_Info_create(&info);
         MPI_Info_set(info, "bbfs_durable", "true");
         TL_MPI(MPI_File_set_info(fh, info));
-        expect_key(fh, "bbfs_durable", "true");
+        tl_expect_info(fh, "bbfs_durable", "true");
         MPI_Info_set(info, "bbfs_logdir", "/somewhere/else");
         const char *msg = tl_expect_class(MPI_File_set_info(fh, info), MPI_ERR_INFO_VALUE,
                                           "set_info bbfs_logdir");
         TL_CHECK(strstr(msg, "only be given at MPI_File_open"), "unclear message: %s", msg);
-        expect_key(fh, "bbfs_logdir", logdir);
+        tl_expect_info(fh, "bbfs_logdir", logdir);
         MPI_Info_free(&info);
     }
     if (tl_rank == 0)
@@ -108,12 +91,12 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "cb_buffer_size", "1048576");
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, scratch, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
-    expect_key(fh, "bbfs_consistency", bbfs ? "session" : NULL);
-    expect_key(fh, "bbfs_buffer_size", bbfs ? "65536" : NULL);
-    expect_key(fh, "bbfs_durable", bbfs ? "true" : NULL);
-    expect_key(fh, "bbfs_logdir", bbfs ? "/var/tmp" : NULL);
-    expect_key(fh, "bbfs_replay", bbfs ? "never" : NULL);
-    expect_key(fh, "cb_buffer_size", "1048576");
+    tl_expect_info(fh, "bbfs_consistency", bbfs ? "session" : NULL);
+    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "65536" : NULL);
+    tl_expect_info(fh, "bbfs_durable", bbfs ? "true" : NULL);
+    tl_expect_info(fh, "bbfs_logdir", bbfs ? "/var/tmp" : NULL);
+    tl_expect_info(fh, "bbfs_replay", bbfs ? "never" : NULL);
+    tl_expect_info(fh, "cb_buffer_size", "1048576");
     if (bbfs) {
         MPI_Info i2;
         TL_MPI(MPI_File_get_info(fh, &i2));
@@ -128,7 +111,7 @@ int main(int argc, char **argv)
 
     /* unique open: replay is deferred to the next read-only open by default */
     TL_MPI(open_with(scratch, NULL, NULL, MPI_MODE_RDWR | MPI_MODE_UNIQUE_OPEN, &fh));
-    expect_key(fh, "bbfs_replay", bbfs ? "on_read_open" : NULL);
+    tl_expect_info(fh, "bbfs_replay", bbfs ? "on_read_open" : NULL);
     TL_MPI(MPI_File_close(&fh));
 
     /* bad values */

@@ -108,3 +108,19 @@ const char *tl_expect_class(int err, int cls, const char *what)
         tl_fail(__FILE__, __LINE__, "%s: error class %d, expected %d (%s)", what, got, cls, msg);
     return msg;
 }
+
+void tl_expect_info(MPI_File fh, const char *key, const char *want)
+{
+    MPI_Info info;
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag;
+
+    TL_MPI(MPI_File_get_info(fh, &info));
+    MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+    MPI_Info_free(&info);
+    if (want == NULL)
+        TL_CHECK(!flag, "get_info shows %s=%s, expected no such key", key, value);
+    else
+        TL_CHECK(flag && strcmp(value, want) == 0, "get_info %s=%s, expected %s", key,
+                 flag ? value : "(unset)", want);
+}

@@ -44,6 +44,9 @@ void tl_fail_mpi(const char *what, int err, const char *file, int line)
 /* Expect `err` to be of MPI error class `cls`; returns the error string. */
 const char *tl_expect_class(int err, int cls, const char *what);
 
+/* Check that MPI_File_get_info shows key = want (want NULL: key absent). */
+void tl_expect_info(MPI_File fh, const char *key, const char *want);
+
 /* Verify n bytes in buf equal round `tag`'s content for file offset off. */
 void tl_verify(const unsigned char *buf, size_t n, long long off, int tag, const char *what);
 

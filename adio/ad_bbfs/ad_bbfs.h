@@ -196,5 +196,7 @@ void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const
 ADIO_File ADIOI_BBFS_Lower_begin(ADIO_File fd);
 void ADIOI_BBFS_Lower_end(ADIO_File fd);
 ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);
+void ADIOI_BBFS_Access_done(ADIO_File fd, int file_ptr_type, ADIO_Offset next_fp,
+                            ADIO_Status * status, MPI_Datatype datatype, ADIO_Offset nbytes);
 
 #endif /* AD_BBFS_H_INCLUDED */

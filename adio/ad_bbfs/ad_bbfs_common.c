@@ -125,3 +125,21 @@ void ADIOI_BBFS_Lower_end(ADIO_File fd)
     fd->fp_ind = lo->fp_ind;
     fd->fp_sys_posn = lo->fp_sys_posn;
 }
+
+/* What every completed logged access leaves behind, as ROMIO's own calls
+ * do: the individual pointer moved, the system pointer unknown, the byte
+ * count in the status. */
+void ADIOI_BBFS_Access_done(ADIO_File fd, int file_ptr_type, ADIO_Offset next_fp,
+                            ADIO_Status * status, MPI_Datatype datatype, ADIO_Offset nbytes)
+{
+    if (file_ptr_type == ADIO_INDIVIDUAL)
+        fd->fp_ind = next_fp;
+    fd->fp_sys_posn = -1;
+#ifdef HAVE_STATUS_SET_BYTES
+    MPIR_Status_set_bytes(status, datatype, nbytes);
+#else
+    (void) status;
+    (void) datatype;
+    (void) nbytes;
+#endif
+}

@@ -269,12 +269,7 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
         int pos = 0;
         MPI_Unpack(c.packed, (int) nbytes, &pos, buf, count, datatype, MPI_COMM_SELF);
     }
-    if (file_ptr_type == ADIO_INDIVIDUAL)
-        fd->fp_ind = next_fp;
-    fd->fp_sys_posn = -1;
-#ifdef HAVE_STATUS_SET_BYTES
-    MPIR_Status_set_bytes(status, datatype, nbytes);
-#endif
+    ADIOI_BBFS_Access_done(fd, file_ptr_type, next_fp, status, datatype, nbytes);
   fn_exit:
     if (!buf_contig)
         ADIOI_BBFS_FREE(c.packed);

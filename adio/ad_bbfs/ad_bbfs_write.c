@@ -80,11 +80,6 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
     }
     if (ww.end > bf->own_end)
         bf->own_end = ww.end;
-    if (file_ptr_type == ADIO_INDIVIDUAL)
-        fd->fp_ind = next_fp;
-    fd->fp_sys_posn = -1;
-#ifdef HAVE_STATUS_SET_BYTES
-    MPIR_Status_set_bytes(status, datatype, nbytes);
-#endif
+    ADIOI_BBFS_Access_done(fd, file_ptr_type, next_fp, status, datatype, nbytes);
     *error_code = MPI_SUCCESS;
 }
