@@ -15,7 +15,6 @@ noinst_LIBRARIES += %reldir%/liblogfs.a
 	%reldir%/fsutil.c \
 	%reldir%/crc32c.h %reldir%/crc32c.c \
 	%reldir%/extents.h %reldir%/extents.c \
-	%reldir%/rbtree.h %reldir%/rbtree.c \
 	%reldir%/rangemap.h %reldir%/rangemap.c \
 	%reldir%/index.h %reldir%/index.c \
 	%reldir%/datalog.h %reldir%/datalog.c \

@@ -28,7 +28,6 @@ romio_other_sources +=                          \
     bbfs/logfs/fsutil.c                         \
     bbfs/logfs/crc32c.c                         \
     bbfs/logfs/extents.c                        \
-    bbfs/logfs/rbtree.c                         \
     bbfs/logfs/rangemap.c                       \
     bbfs/logfs/index.c                          \
     bbfs/logfs/datalog.c                        \

@@ -241,3 +241,153 @@ TEST_F(RangeMap, RandomInsertsStayWithinSixtyFourBytesEach)
     }
     EXPECT_LE((double)logfs_rangemap_memory(m) / (double)logfs_rangemap_count(m), 64.0);
 }
+
+// The printed form a byte model implies: maximal runs of bytes with one owner
+// and consecutive positions (the map always merges such neighbours).
+struct ByteModel {
+    struct Cell { int32_t owner; uint64_t pos; bool set; };
+    std::vector<Cell> cells;
+    explicit ByteModel(uint64_t n) : cells(n, Cell{0, 0, false}) {}
+    void Put(uint64_t s, uint64_t e, int32_t owner, uint64_t pos)
+    {
+        for (uint64_t i = s; i < e && i < cells.size(); i++)
+            cells[i] = Cell{owner, pos + (i - s), true};
+    }
+    void Remove(uint64_t s, uint64_t e)
+    {
+        for (uint64_t i = s; i < e && i < cells.size(); i++)
+            cells[i].set = false;
+    }
+    std::string Str() const
+    {
+        std::string out;
+        uint64_t i = 0, n = cells.size();
+        while (i < n) {
+            if (!cells[i].set) {
+                i++;
+                continue;
+            }
+            uint64_t j = i + 1;
+            while (j < n && cells[j].set && cells[j].owner == cells[i].owner &&
+                   cells[j].pos == cells[i].pos + (j - i))
+                j++;
+            out += "[" + std::to_string(i) + "-" + std::to_string(j - 1) + ":" + std::to_string(cells[i].owner) +
+                   "@" + std::to_string(cells[i].pos) + "]";
+            i = j;
+        }
+        return out;
+    }
+};
+
+// Enough ranges for a tree of several levels, and operations that empty,
+// merge and share leaves and inner nodes: small overlapping inserts, wide
+// inserts and removes over many leaves, appends, truncates; several owners,
+// positions often contiguous so that merges across leaves happen too.
+TEST_F(RangeMap, DeepTreeMatchesAByteModelAfterEveryKindOfOperation)
+{
+    const uint64_t N = 400000;
+    ByteModel model(N);
+    std::mt19937_64 rng(11);
+    uint64_t tail = 0; // appends go here
+    for (int step = 0; step < 400000; step++) {
+        unsigned kind = (unsigned)(rng() % 10000);
+        int32_t owner = (int32_t)(rng() % 4);
+        if (kind < 5) { // wide remove
+            uint64_t s = rng() % N, e = std::min(N, s + 1 + rng() % 8000);
+            ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, s, e));
+            model.Remove(s, e);
+        } else if (kind < 10) { // wide insert
+            uint64_t s = rng() % N, e = std::min(N, s + 1 + rng() % 4000);
+            uint64_t pos = rng() % 2 ? s + 1000000 * (uint64_t)owner : rng() % 1000000;
+            Put(s, e, owner, pos);
+            model.Put(s, e, owner, pos);
+        } else if (kind < 11) { // truncate, then appends refill
+            uint64_t s = rng() % N;
+            ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, s, UINT64_MAX));
+            model.Remove(s, N);
+            tail = s;
+        } else if (kind < 2500 && tail < N) { // append past everything
+            uint64_t s = tail + rng() % 3, e = std::min(N, s + 1 + rng() % 8);
+            if (s >= N)
+                continue;
+            uint64_t pos = rng() % 2 ? s + 1000000 * (uint64_t)owner : rng() % 1000000;
+            Put(s, e, owner, pos);
+            model.Put(s, e, owner, pos);
+            tail = e;
+        } else if (kind < 3300) { // small remove
+            uint64_t s = rng() % N, e = std::min(N, s + 1 + rng() % 16);
+            ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, s, e));
+            model.Remove(s, e);
+        } else { // small overlapping insert
+            uint64_t s = rng() % N, e = std::min(N, s + 1 + rng() % 16);
+            uint64_t pos = rng() % 2 ? s + 1000000 * (uint64_t)owner : rng() % 1000000;
+            Put(s, e, owner, pos);
+            model.Put(s, e, owner, pos);
+        }
+        if (step % 20000 == 0) {
+            ASSERT_EQ(0, logfs_rangemap_check(m)) << "step " << step;
+            ASSERT_EQ(model.Str(), Str()) << "step " << step;
+        }
+    }
+    ASSERT_EQ(0, logfs_rangemap_check(m));
+    EXPECT_EQ(model.Str(), Str());
+    EXPECT_GT(logfs_rangemap_count(m), 10000u); // a tree of several levels
+}
+
+// Every query over random windows agrees with the model, holes included.
+TEST_F(RangeMap, QueriesMatchAByteModel)
+{
+    const uint64_t N = 100000;
+    ByteModel model(N);
+    std::mt19937_64 rng(5);
+    for (int step = 0; step < 60000; step++) {
+        uint64_t s = rng() % N, e = std::min(N, s + 1 + rng() % 12);
+        int32_t owner = (int32_t)(rng() % 3);
+        if (rng() % 6 == 0) {
+            ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, s, e));
+            model.Remove(s, e);
+        } else {
+            uint64_t pos = rng() % 2 ? s : rng() % 1000000;
+            Put(s, e, owner, pos);
+            model.Put(s, e, owner, pos);
+        }
+    }
+    for (int q = 0; q < 2000; q++) {
+        uint64_t s = rng() % N, e = std::min(N, s + 1 + rng() % 3000);
+        std::string want;
+        // Pieces clipped to [s, e): runs of the model, and holes between them.
+        uint64_t i = s;
+        while (i < e) {
+            uint64_t j = i + 1;
+            const auto &c = model.cells[i];
+            while (j < e && model.cells[j].set == c.set &&
+                   (!c.set || (model.cells[j].owner == c.owner && model.cells[j].pos == c.pos + (j - i))))
+                j++;
+            want += "[" + std::to_string(i) + "-" + std::to_string(j - 1) +
+                    (c.set ? ":" + std::to_string(c.owner) + "@" + std::to_string(c.pos) + "]" : ":hole]");
+            i = j;
+        }
+        ASSERT_EQ(want, Query(s, e)) << "query " << s << "-" << e;
+    }
+}
+
+TEST_F(RangeMap, RemovingMostRangesStaysWithinSixtyFourBytesEach)
+{
+    std::mt19937_64 rng(9);
+    for (int i = 0; i < 200000; i++) {
+        uint64_t s = (rng() % (1ull << 30)) & ~15ull;
+        Put(s, s + 8, (int32_t)(rng() % 5), rng());
+    }
+    for (int i = 0; i < 400000; i++) {
+        uint64_t s = rng() % (1ull << 30);
+        ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, s, s + 4096));
+    }
+    ASSERT_EQ(0, logfs_rangemap_check(m));
+    ASSERT_GT(logfs_rangemap_count(m), 1000u);
+    EXPECT_LE((double)logfs_rangemap_memory(m) / (double)logfs_rangemap_count(m), 64.0);
+    ASSERT_EQ(LOGFS_OK, logfs_rangemap_remove(m, 0, UINT64_MAX));
+    EXPECT_EQ("", Str());
+    EXPECT_EQ(0u, logfs_rangemap_count(m));
+    Put(5, 9, 1, 0); // the emptied map still works
+    EXPECT_EQ("[5-8:1@0]", Str());
+}
