@@ -84,7 +84,7 @@ size_t logfs_rangemap_memory(const struct logfs_rangemap *m);
  */
 size_t logfs_rangemap_print(const struct logfs_rangemap *m, char *buf, size_t len);
 
-/* @return 0 if the tree is a valid red-black tree of ordered, disjoint ranges. */
+/* @return 0 if the tree is a valid B+-tree of ordered, disjoint ranges. */
 int logfs_rangemap_check(const struct logfs_rangemap *m);
 
 #ifdef __cplusplus
