@@ -80,6 +80,12 @@ if [ ! -f "$ROOT/.patched" ]; then
     touch "$ROOT/.patched"
 fi
 # Point the tree at this checkout (a fresh clone elsewhere reuses the cache).
+# make compares times only, so objects built from another checkout can look
+# newer than this one's sources: forget them when the checkout changes.
+if [ "$(cat "$ROOT/.checkout" 2>/dev/null)" != "$TOPDIR" ]; then
+    rm -rf "$BLD/src/mpi/romio/bbfs"
+    echo "$TOPDIR" > "$ROOT/.checkout"
+fi
 ln -sfn "$TOPDIR" "$SRC/src/mpi/romio/bbfs"
 
 # --- 3. configure and build --------------------------------------------------
