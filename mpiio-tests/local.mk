@@ -106,7 +106,7 @@ mpiio_tests_t_badlog_LDADD = $(MPIIO_TEST_LDADD)
 # deferred replay; bad input around the logs.
 MPIIO_LOG_SPECS = %reldir%/t_epochs_replay.mpi %reldir%/t_vector_replay.mpi \
 	%reldir%/t_crash.mpi %reldir%/t_reopen.mpi %reldir%/t_badlog.mpi \
-	%reldir%/t_consistency.mpi
+	%reldir%/t_consistency.mpi %reldir%/t_epochs_pmem.mpi
 TESTS += $(MPIIO_LOG_SPECS)
 EXTRA_DIST += $(MPIIO_LOG_SPECS)
 check_PROGRAMS += tools/bbfs-replay

@@ -9,6 +9,7 @@
 #   bbfs_hints: k v; k v     hints for the bbfs runs, through ROMIO_HINTS
 #   replay: 1 2 6            after each bbfs run, bbfs-replay with that many
 #                            processes builds the canonical file
+#   env: K=V ...              environment for the bbfs runs and replays
 #   expect: killed           the bbfs run dies (the program kills itself);
 #                            bbfs-replay must then recover what was synced
 # For every process count the program runs once on ufs: as the reference and
@@ -29,6 +30,7 @@ variants=$(sed -n 's/^variants:[[:space:]]*//p' "$spec"); variants=${variants:-b
 bbfs_hints=$(sed -n 's/^bbfs_hints:[[:space:]]*//p' "$spec")
 replays=$(sed -n 's/^replay:[[:space:]]*//p' "$spec")
 expect=$(sed -n 's/^expect:[[:space:]]*//p' "$spec")
+bbfs_env=$(sed -n 's/^env:[[:space:]]*//p' "$spec")
 replay_tool="$BUILDDIR/tools/bbfs-replay"
 timeout_s=${BBFS_TEST_TIMEOUT:-300}
 
@@ -50,7 +52,9 @@ run() {   # run NP PREFIX DIR [killed]
     mkdir -p "$dir"
     case $prefix in bbfs:*) hints=$hints_file ;; esac
     echo "+ ${hints:+ROMIO_HINTS=$hints }$MPIEXEC -n $np $prog ${prefix}$dir/data"
-    ROMIO_HINTS=$hints timeout "$timeout_s" "$MPIEXEC" -n "$np" "$prog" "${prefix}$dir/data" </dev/null >"$dir/out" 2>&1
+    local envs=""
+    case $prefix in bbfs:*) envs=$bbfs_env ;; esac
+    env ROMIO_HINTS="$hints" $envs timeout "$timeout_s" "$MPIEXEC" -n "$np" "$prog" "${prefix}$dir/data" </dev/null >"$dir/out" 2>&1
     local rc=$?
     if [ "$mode" = killed ]; then
         [ $rc -ne 0 ] && return 0
@@ -67,7 +71,7 @@ run() {   # run NP PREFIX DIR [killed]
 
 replay() {   # replay M DIR
     echo "+ $MPIEXEC -n $1 $replay_tool --quiet $2/data"
-    if ! timeout "$timeout_s" "$MPIEXEC" -n "$1" "$replay_tool" --quiet "$2/data" </dev/null >"$2/replay.out" 2>&1; then
+    if ! env $bbfs_env timeout "$timeout_s" "$MPIEXEC" -n "$1" "$replay_tool" --quiet "$2/data" </dev/null >"$2/replay.out" 2>&1; then
         sed 's/^/  | /' "$2/replay.out"; echo "FAIL: bbfs-replay with $1 processes failed"
         return 1
     fi
