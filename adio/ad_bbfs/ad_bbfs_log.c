@@ -465,20 +465,14 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
     }
     *error_code = agree_on_error(fd->comm, myname, err);
     if (*error_code == MPI_SUCCESS && replay) {
-        MPI_Comm comm;
-        int lower_err;
-        MPI_Comm_dup(fd->comm, &comm);
-        ADIO_File lo = ADIO_Open(fd->comm, comm, bf->canonical, bf->lower_fstype,
-                                 bf->lower_ops, ADIO_CREATE | ADIO_RDWR, 0, MPI_BYTE, MPI_BYTE,
-                                 MPI_INFO_NULL, ADIO_PERM_NULL, &lower_err);
-        if (lower_err != MPI_SUCCESS) {
-            MPI_Comm_free(&comm);
-            err = lower_err;
-        } else {
+        /* The handle's own lower file is open for writing: replay through
+         * it (a second open would cost a round of collectives). */
+        ADIO_File lo = bf->lower;
+        if (!lo->is_open)       /* deferred open (romio_no_indep_rw) */
+            ADIO_ImmediateOpen(lo, &err);
+        if (err == MPI_SUCCESS)
             err = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, bf->metalogs, bf->nwriters,
                                     &bf->hints);
-            side_close(lo);
-        }
         *error_code = agree_on_error(fd->comm, myname, err);
         if (*error_code == MPI_SUCCESS) {
             if (rank == 0)
