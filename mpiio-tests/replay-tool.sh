@@ -43,6 +43,18 @@ rc=$(run_tool "$work/restart" --quiet "$work/again.dat")
 check "the replay run again succeeds" test "$rc" = 0
 check "the restarted replay gives the reference file" cmp "$work/ref.dat" "$work/again.dat"
 
+# A datalog cut short (lost bytes) fails the replay on every process, without
+# hanging the others, and keeps the logs.
+mkdir -p "$work/logs-short"
+ROMIO_HINTS="$work/hints" BBFS_LOGDIR="$work/logs-short" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/short.dat" </dev/null >"$work/w3.out" 2>&1 \
+    || { cat "$work/w3.out"; echo "FAIL: writing pending logs"; exit 1; }
+ml2=$(sed -n 's/^writer 2 [^ ]* //p' "$work/.short.dat.bbfs-manifest")
+truncate -s 100 "${ml2%.metalog}.datalog"
+rc=$(timeout 120 "$MPIEXEC" -n 3 "$tool" --quiet "$work/short.dat" </dev/null >"$work/short.out" 2>&1; echo $?)
+check "a short datalog fails the replay (exit 1, no hang)" test "$rc" = 1
+check "the failure says the datalog is short" grep -q "shorter than its metalog" "$work/short.out"
+check "the failed replay keeps the manifest" test -f "$work/.short.dat.bbfs-manifest"
+
 rc=$(run_tool "$work/help" --help)
 check "--help exits 0" test "$rc" = 0
 check "--help explains --dry-run and --salvage" grep -q -- "--salvage" "$work/help"

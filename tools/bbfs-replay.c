@@ -225,11 +225,14 @@ int main(int argc, char **argv)
     double t = MPI_Wtime() - t0;
     MPI_Info_free(&info);
     if (err != MPI_SUCCESS) {
+        /* Each process says what went wrong where it went wrong; the others
+         * only know that it did. */
         char msg[MPI_MAX_ERROR_STRING];
         int len;
         MPI_Error_string(err, msg, &len);
-        if (rank == 0)
-            fprintf(stderr, "bbfs-replay: %s: replay failed: %s\n", path, msg);
+        if (rank == 0 || !strstr(msg, "another process"))
+            fprintf(stderr, "bbfs-replay: %s: replay failed on process %d: %s\n", path, rank,
+                    msg);
         MPI_Finalize();
         return 1;
     }

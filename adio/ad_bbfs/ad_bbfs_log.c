@@ -58,7 +58,7 @@ static int agree_on_error(MPI_Comm comm, const char *myname, int err)
     if (first == INT_MAX || err != MPI_SUCCESS)
         return err;
     return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, all[1],
-                                "**io", "bbfs: failed on process %d (see its error)", first);
+                                "**io", "bbfs: failed on another process, %d (see its error)", first);
 }
 
 /* ---- the manifest, through the lower driver --------------------------- */
@@ -463,7 +463,9 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
         if (rc != LOGFS_OK)
             err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
     }
-    *error_code = agree_on_error(fd->comm, myname, err);
+    /* A replay needs every log closed (and every process to know it); a
+     * deferred close only reports its own outcome. */
+    *error_code = replay ? agree_on_error(fd->comm, myname, err) : err;
     if (*error_code == MPI_SUCCESS && replay) {
         /* The handle's own lower file is open for writing: replay through
          * it (a second open would cost a round of collectives). */

@@ -334,12 +334,10 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     /* Recovery tests need a replay that dies between two epochs. */
     const char *fault = getenv("BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH");
     long crash_after = fault ? strtol(fault, NULL, 10) : 0;
-    for (uint64_t e = 0; e < nepochs && err == MPI_SUCCESS; e++) {
+    for (uint64_t e = 0; e < nepochs; e++) {
         struct logfs_resize rs;
         uint64_t lo, hi, mine = 0;
         logfs_plan_resize(rp.plan, e, &rs);
-        if (rs.present && (err = resize_to(&rp, rs.truncate_to, 0)) != MPI_SUCCESS)
-            break;
         /* Dense if this process's runs cover its whole domain (runs never
          * share a byte); otherwise the piece list, merged into blocks. */
         rv.n = 0;
@@ -357,10 +355,27 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 mine += v.p[i].length;
         }
 
-        /* Rounds of at most REPLAY_ROUND_BYTES each bound the memory. */
-        int my_rounds = (int) ((mine + REPLAY_ROUND_BYTES - 1) / REPLAY_ROUND_BYTES), rounds;
-        MPI_Allreduce(&my_rounds, &rounds, 1, MPI_INT, MPI_MAX, comm);
+        /* Rounds of at most REPLAY_ROUND_BYTES each bound the memory.  One
+         * reduction per epoch both sizes the rounds and tells everyone
+         * whether any process has failed so far (then all stop together). */
+        int mine_st[2] = { err != MPI_SUCCESS,
+                           (int) ((mine + REPLAY_ROUND_BYTES - 1) / REPLAY_ROUND_BYTES) }, all_st[2];
+        MPI_Allreduce(mine_st, all_st, 2, MPI_INT, MPI_MAX, comm);
+        if (all_st[0]) {
+            if (err == MPI_SUCCESS)
+                err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                           MPI_ERR_IO, "**io", "bbfs: replay failed on another "
+                                           "process");
+            break;
+        }
+        int rounds = all_st[1];
         size_t next = 0;
+        /* Resizes are collective too: everyone calls them, errors are
+         * reported at the next check. */
+        int rs_err = MPI_SUCCESS;
+        if (rs.present && (rs_err = resize_to(&rp, rs.truncate_to, 0)) != MPI_SUCCESS
+            && err == MPI_SUCCESS)
+            err = rs_err;
         for (int k = 0; k < rounds; k++) {
             struct logfs_replay_piece whole;
             const struct logfs_replay_piece *pc = NULL;
@@ -389,24 +404,20 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 rp.buf = ADIOI_Malloc(bytes);
                 rp.buf_cap = bytes;
             }
-            if (npc > 0 && (dense ? fill_range(&rp, &rv, whole.offset, whole.offset + bytes, &my_err)
-                            : gather_data(&rp, pc, npc, &my_err)) != 0)
+            if (err == MPI_SUCCESS && npc > 0
+                && (dense ? fill_range(&rp, &rv, whole.offset, whole.offset + bytes, &my_err)
+                    : gather_data(&rp, pc, npc, &my_err)) != 0)
                 err = my_err;
-            /* Everyone enters the collective write, or nobody does. */
-            MPI_Allreduce(&err, &failed, 1, MPI_INT, MPI_MAX, comm);
-            if (failed != MPI_SUCCESS)
-                break;
-            err = write_round(&rp, pc, npc, bytes);
+            /* The write is collective: a process that failed still takes
+             * part, with nothing to write, and says so at the next check. */
+            int w_err = write_round(&rp, pc, err == MPI_SUCCESS ? npc : 0,
+                                    err == MPI_SUCCESS ? bytes : 0);
+            if (err == MPI_SUCCESS)
+                err = w_err;
         }
-        MPI_Allreduce(&err, &failed, 1, MPI_INT, MPI_MAX, comm);
-        if (failed != MPI_SUCCESS && err == MPI_SUCCESS)
-            err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                       MPI_ERR_IO, "**io", "bbfs: replay failed on another "
-                                       "process");
-        if (err != MPI_SUCCESS)
-            break;
-        if (rs.present && (err = resize_to(&rp, rs.extend_to, 1)) != MPI_SUCCESS)
-            break;
+        if (rs.present && (rs_err = resize_to(&rp, rs.extend_to, 1)) != MPI_SUCCESS
+            && err == MPI_SUCCESS)
+            err = rs_err;
         total += logfs_plan_epoch_bytes(rp.plan, e);
         if (crash_after && (uint64_t) crash_after == e + 1)
             _exit(9);           /* fault injection: a replay that dies part way */
