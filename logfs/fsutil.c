@@ -60,3 +60,17 @@ char *logfs_path_join(const char *dir, const char *name, const char *suffix)
     }
     return s;
 }
+
+char *logfs_sibling_path(const char *metalog, const char *suffix)
+{
+    size_t n = strlen(metalog), k = strlen(".metalog");
+    char *s = malloc(n + strlen(suffix) + 2);
+    if (!s)
+        return NULL;
+    if (n >= k && !strcmp(metalog + n - k, ".metalog"))
+        n -= k;
+    memcpy(s, metalog, n);
+    s[n] = '.';
+    strcpy(s + n + 1, suffix);
+    return s;
+}

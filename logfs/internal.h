@@ -32,4 +32,9 @@ int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off);
 /* @return malloc'ed "dir/name.suffix", or NULL when out of memory. */
 char *logfs_path_join(const char *dir, const char *name, const char *suffix);
 
+/* @return malloc'ed path of another file of the log of @p metalog:
+ *         "NAME.metalog" becomes "NAME.suffix" (other paths get ".suffix"
+ *         appended), or NULL when out of memory. */
+char *logfs_sibling_path(const char *metalog, const char *suffix);
+
 #endif

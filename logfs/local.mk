@@ -20,6 +20,7 @@ noinst_LIBRARIES += %reldir%/liblogfs.a
 	%reldir%/datalog.h %reldir%/datalog.c \
 	%reldir%/writer.h %reldir%/writer.c \
 	%reldir%/reader.h %reldir%/reader.c \
+	%reldir%/seal.h %reldir%/seal.c \
 	%reldir%/datalog_reader.c \
 	%reldir%/planner.h %reldir%/planner.c \
 	%reldir%/manifest.h %reldir%/manifest.c
@@ -75,7 +76,7 @@ check-logfs: $(LOGFS_UNIT) tools/bbfs-inspect tests/fuzz/make-seeds
 # --- fuzzing the metalog reader (libFuzzer; needs clang) ------------------
 LOGFS_FUZZ_SRCS = tests/fuzz/fuzz_reader.c \
 	%reldir%/errors.c %reldir%/fsutil.c %reldir%/crc32c.c \
-	%reldir%/extents.c %reldir%/reader.c %reldir%/datalog_reader.c
+	%reldir%/extents.c %reldir%/reader.c %reldir%/seal.c %reldir%/datalog_reader.c
 LOGFS_FUZZ_TIME = 60
 EXTRA_DIST += tests/fuzz/fuzz_reader.c
 tests_fuzz_make_seeds_SOURCES = tests/fuzz/make-seeds.c

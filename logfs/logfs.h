@@ -6,6 +6,7 @@
  *   errors.h    status codes and struct logfs_error
  *   writer.h    logging writes, epochs (sync), set_size, read-your-writes
  *   reader.h    metalog records, datalog read-back
+ *   seal.h      how far a metalog is known complete (NAME.sealed)
  *   planner.h   replay plans for M replayers of N writers
  *   rangemap.h  the range map shared with bbserver
  *   extents.h   strided extent groups
@@ -20,6 +21,7 @@
 #include "planner.h"
 #include "rangemap.h"
 #include "reader.h"
+#include "seal.h"
 #include "writer.h"
 
 #endif

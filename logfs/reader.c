@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +18,7 @@
 #include "crc32c.h"
 #include "format.h"
 #include "internal.h"
+#include "seal.h"
 
 #define WINDOW ((size_t)1 << 20)
 
@@ -35,6 +38,8 @@ struct logfs_reader {
     int status;             /* sticky result once not LOGFS_OK */
     struct logfs_error saved;
     uint64_t torn, bad_off, dropped;
+    struct logfs_seal seal; /* as read at open (file sources only) */
+    uint64_t sealed;        /* seal.length when the seal is VALID, else 0 */
 };
 
 /* Point *p at @p n bytes of input starting at @p off (caller checked bounds). */
@@ -94,8 +99,38 @@ static int corrupt(struct logfs_reader *r, uint64_t off, const char *why, struct
     return LOGFS_ECORRUPT;
 }
 
+static int corruptf(struct logfs_reader *r, uint64_t off, struct logfs_error *err, const char *fmt,
+                    ...) LOGFS_PRINTF(4, 5);
+
+static int corruptf(struct logfs_reader *r, uint64_t off, struct logfs_error *err, const char *fmt,
+                    ...)
+{
+    char why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return corrupt(r, off, why, err);
+}
+
+/* The record stream ends (the file ends, or a record claims bytes the file
+ * does not have) at r->pos, before the sealed length: what looks like a torn
+ * tail is damage to records a sync completed. */
+static int end_before_seal(struct logfs_reader *r, struct logfs_error *err)
+{
+    if (r->size < r->sealed)
+        return corruptf(r, r->pos, err,
+                        "metalog truncated below its sealed length %llu (file has %llu bytes): "
+                        "a synced part is damaged",
+                        (unsigned long long)r->sealed, (unsigned long long)r->size);
+    return corruptf(r, r->pos, err,
+                    "record runs past the end of the file before the sealed length %llu: "
+                    "a synced part is damaged (bad length field)",
+                    (unsigned long long)r->sealed);
+}
+
 /* Frame one record: LOGFS_OK with type/payload, LOGFS_END for a clean or
- * torn end, or an error. */
+ * torn end, or an error.  Before the sealed length there is no torn end. */
 static int frame(struct logfs_reader *r, int *type, const uint8_t **payload, uint32_t *len,
                  struct logfs_error *err)
 {
@@ -103,6 +138,8 @@ static int frame(struct logfs_reader *r, int *type, const uint8_t **payload, uin
     uint64_t left = r->size - r->pos;
     int rc;
 
+    if (r->pos < r->sealed && left < LOGFS_REC_HEADER_LEN)
+        return end_before_seal(r, err);
     if (left == 0)
         return LOGFS_END;
     if (left < LOGFS_REC_HEADER_LEN) {
@@ -116,7 +153,17 @@ static int frame(struct logfs_reader *r, int *type, const uint8_t **payload, uin
     uint8_t t = h[8];
     if (n > LOGFS_MAX_PAYLOAD)
         return corrupt(r, r->pos, "record length beyond the format's limit", err);
+    /* The writer seals at record boundaries, so no record crosses the sealed length. */
+    if (r->pos < r->sealed && LOGFS_REC_HEADER_LEN + (uint64_t)n > r->sealed - r->pos) {
+        if (n > left - LOGFS_REC_HEADER_LEN && r->size < r->sealed)
+            return end_before_seal(r, err);
+        return corruptf(r, r->pos, err,
+                        "record length %u runs past the sealed length %llu: a synced part is damaged",
+                        n, (unsigned long long)r->sealed);
+    }
     if (n > left - LOGFS_REC_HEADER_LEN) {
+        if (r->pos < r->sealed)
+            return end_before_seal(r, err);
         r->torn = left;
         return LOGFS_END;
     }
@@ -137,6 +184,8 @@ static int parse_header(struct logfs_reader *r, struct logfs_error *err)
     int type, rc = frame(r, &type, &p, &n, err);
     if (rc == LOGFS_END)
         return logfs_fail(err, LOGFS_EFORMAT, 0, "metalog %s has no complete header record", r->path);
+    if (rc == LOGFS_ECORRUPT && r->sealed)
+        return rc; /* a sealed metalog whose header is cut or damaged */
     if (rc)
         return rc;
     if (type != LOGFS_REC_HEADER || n < LOGFS_MAGIC_LEN + 4 || memcmp(p, LOGFS_MAGIC, LOGFS_MAGIC_LEN))
@@ -163,6 +212,14 @@ static int finish_open(struct logfs_reader *r, struct logfs_reader **out, struct
         logfs_reader_close(r);
         return rc;
     }
+    /* A seal of another log (left behind by one of another file or writer
+     * set) says nothing about this one. */
+    if (r->seal.state == LOGFS_SEAL_VALID &&
+        (r->seal.file_id != r->hdr.file_id || r->seal.rank != r->hdr.rank ||
+         r->seal.nwriters != r->hdr.nwriters)) {
+        r->seal.state = LOGFS_SEAL_FOREIGN;
+        r->sealed = 0;
+    }
     *out = r;
     return LOGFS_OK;
 }
@@ -185,6 +242,13 @@ int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_
         return rc;
     }
     r->size = (uint64_t)st.st_size;
+    int rc = logfs_seal_read(path, &r->seal, err);
+    if (rc) {
+        logfs_reader_close(r);
+        return rc;
+    }
+    if (r->seal.state == LOGFS_SEAL_VALID)
+        r->sealed = r->seal.length;
     return finish_open(r, out, err);
 }
 
@@ -264,6 +328,9 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
         return r->status;
     }
     if (r->closed) {
+        if (r->pos < r->sealed)
+            return corruptf(r, r->pos, err, "CLOSE record before the sealed length %llu",
+                            (unsigned long long)r->sealed);
         r->torn = r->size - r->pos; /* anything after CLOSE is ignored */
         return stop(r, LOGFS_END, NULL);
     }
@@ -311,6 +378,12 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
                    r->path, type, (unsigned long long)r->pos);
         return stop(r, LOGFS_ETYPE, err);
     }
+    /* The seal was written just after the SYNC/CLOSE that closed its last epoch. */
+    if (r->pos + LOGFS_REC_HEADER_LEN + n == r->sealed &&
+        (type == LOGFS_REC_WRITE || type == LOGFS_REC_SETSIZE || r->epoch != r->seal.epochs))
+        return corruptf(r, rec->offset, err,
+                        "the sealed length %llu does not end the SYNC/CLOSE of epoch %llu",
+                        (unsigned long long)r->sealed, (unsigned long long)r->seal.epochs - 1);
     r->pos += LOGFS_REC_HEADER_LEN + n;
     return LOGFS_OK;
 }
@@ -343,4 +416,16 @@ int logfs_reader_saw_close(const struct logfs_reader *r)
 uint64_t logfs_reader_size(const struct logfs_reader *r)
 {
     return r->size;
+}
+
+uint64_t logfs_reader_sealed_length(const struct logfs_reader *r)
+{
+    return r->sealed;
+}
+
+int logfs_reader_seal(const struct logfs_reader *r, struct logfs_seal *out)
+{
+    if (out)
+        *out = r->seal;
+    return r->seal.state;
 }

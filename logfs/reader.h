@@ -1,8 +1,16 @@
 /*
- * The metalog reader.  Its rules (LevelDB's, plus a header and epochs):
+ * The metalog reader.  Its rules (LevelDB's, plus a header, epochs and a seal):
  *  - an incomplete record at the end of the file is a clean end: the writer
  *    died while appending it.  logfs_reader_torn_bytes() says how many bytes
  *    were ignored;
+ *  - except before the sealed length (seal.h): logfs_reader_open() reads
+ *    the seal beside the metalog, and a record stream that ends before the
+ *    length the writer sealed at its last sync or close (a record whose
+ *    length runs past the end of the file or past the sealed length, or a
+ *    file shorter than the sealed length) is LOGFS_ECORRUPT: a damaged
+ *    length field or a truncation, not a torn tail.  Without a valid seal
+ *    (none: older logs, memory sources; or no valid slot) the rule above
+ *    holds for the whole file;
  *  - a checksum mismatch, or a record whose checksum is right but whose
  *    content is malformed, is corruption: logfs_reader_next() returns
  *    LOGFS_ECORRUPT with the record's offset and the number of bytes dropped.
@@ -24,6 +32,7 @@
 
 #include "errors.h"
 #include "extents.h"
+#include "seal.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,15 +71,19 @@ struct logfs_record {
 };
 
 /*
- * Open a metalog file and read its header record.
+ * Open a metalog file, read its seal (logfs_seal_path(path), if there is one)
+ * and its header record.
  * @param path      metalog path
  * @param[out] out  the reader, NULL on failure
- * @return LOGFS_OK, LOGFS_ENOENT/LOGFS_EACCES/LOGFS_EIO, LOGFS_EFORMAT (no
- *         header, bad magic), LOGFS_EVERSION, LOGFS_ECORRUPT, LOGFS_ENOMEM
+ * @return LOGFS_OK, LOGFS_ENOENT/LOGFS_EACCES/LOGFS_EIO (metalog, or a seal
+ *         that exists but cannot be read), LOGFS_EFORMAT (no header, bad
+ *         magic), LOGFS_EVERSION, LOGFS_ECORRUPT (also: a sealed metalog
+ *         cut inside its header), LOGFS_ENOMEM
  */
 int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_error *err);
 
-/* As logfs_reader_open, over @p len bytes at @p data, which must outlive the reader. */
+/* As logfs_reader_open, over @p len bytes at @p data, which must outlive the
+ * reader.  There is no seal: the whole input follows the torn-tail rule. */
 int logfs_reader_open_mem(const void *data, size_t len, struct logfs_reader **out,
                           struct logfs_error *err);
 
@@ -84,7 +97,8 @@ const struct logfs_header *logfs_reader_header(const struct logfs_reader *r);
  * Read the next record after the header.
  * @param[out] rec  the record (pointers valid until the next call)
  * @return LOGFS_OK, LOGFS_END at a clean end (after CLOSE, at end of file, or
- *         before a torn record), LOGFS_ECORRUPT, LOGFS_ETYPE, LOGFS_EIO, LOGFS_ENOMEM
+ *         before a torn record; never before the sealed length),
+ *         LOGFS_ECORRUPT, LOGFS_ETYPE, LOGFS_EIO, LOGFS_ENOMEM
  */
 int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct logfs_error *err);
 
@@ -102,6 +116,16 @@ int logfs_reader_saw_close(const struct logfs_reader *r);
 
 /* @return size of the metalog being read. */
 uint64_t logfs_reader_size(const struct logfs_reader *r);
+
+/* @return the sealed length the reader enforces: the metalog offset just
+ *         past the last SYNC/CLOSE its writer sealed, or 0 when no valid
+ *         seal of this log exists. */
+uint64_t logfs_reader_sealed_length(const struct logfs_reader *r);
+
+/* @param[out] out  the seal as read at open (may be NULL)
+ * @return its state (enum logfs_seal_state): NONE, UNKNOWN, VALID, or
+ *         FOREIGN (a valid seal of another log, ignored) */
+int logfs_reader_seal(const struct logfs_reader *r, struct logfs_seal *out);
 
 /* ---- datalogs, read back at replay time ---------------------------------- */
 

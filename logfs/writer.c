@@ -2,7 +2,9 @@
  * Log writer: turns write calls into datalog bytes and metalog records.
  * Ordering rule: a metalog record only reaches the file after the datalog
  * bytes it points at (every metalog flush flushes the datalog first), and a
- * SYNC record only after those bytes are durable when `durable` is set.
+ * SYNC record only after those bytes are durable when `durable` is set; the
+ * seal is rewritten only after the SYNC/CLOSE record is in the metalog (and
+ * durable, when `durable` is set).
  */
 #define _GNU_SOURCE
 #include "writer.h"
@@ -21,6 +23,7 @@
 #include "format.h"
 #include "index.h"
 #include "internal.h"
+#include "seal.h"
 
 /* Queued index updates enter the index once there are this many. */
 #define PEND_MAX ((size_t)1 << 18)
@@ -38,6 +41,13 @@ struct logfs_writer {
     uint64_t max_meta;
     int durable;
     uint64_t epoch;
+
+    int sfd;             /* the seal file */
+    char *spath;
+    uint64_t seal_seq;   /* seals written so far */
+    uint64_t sealed;     /* metalog length the last seal recorded */
+    uint64_t file_id;    /* identity, repeated in every seal */
+    uint32_t rank, nwriters;
 
     int in_call;
     uint64_t run_off, run_len, run_dlog; /* contiguous run being extended */
@@ -173,15 +183,27 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
     if (!w)
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a log writer");
     w->mfd = -1;
+    w->sfd = -1;
     w->dl.fd = -1;
+    w->file_id = o->file_id;
+    w->rank = o->rank;
+    w->nwriters = o->nwriters;
     w->durable = o->durable;
     w->max_meta = o->max_metalog_bytes;
     w->track = o->track_index;
     w->mpath = logfs_path_join(o->dir, o->name, "metalog");
     dpath = logfs_path_join(o->dir, o->name, "datalog");
+    w->spath = logfs_path_join(o->dir, o->name, "sealed");
     w->rbuf = malloc(LOGFS_WRITE_RECORD_SOFT_MAX + LOGFS_GROUP_MAX_LEN);
-    if (!w->mpath || !dpath || !w->rbuf || (w->track && logfs_index_init(&w->ix))) {
+    if (!w->mpath || !dpath || !w->spath || !w->rbuf || (w->track && logfs_index_init(&w->ix))) {
         rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a log writer");
+        goto fail;
+    }
+    /* An old seal must never judge the new metalog: it goes before the
+     * metalog is truncated (with exclusive, the metalog must not exist, and
+     * the seal is emptied once the metalog is created). */
+    if (!o->exclusive && unlink(w->spath) < 0 && errno != ENOENT) {
+        rc = logfs_fail_errno(err, errno, "cannot remove old seal", w->spath);
         goto fail;
     }
     w->mfd = open(w->mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (o->exclusive ? O_EXCL : 0), 0600);
@@ -195,6 +217,11 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
                             o->max_datalog_bytes, o->durable, o->exclusive, err);
     if (rc)
         goto fail;
+    w->sfd = open(w->spath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (w->sfd < 0) {
+        rc = logfs_fail_errno(err, errno, "cannot create seal", w->spath);
+        goto fail;
+    }
     if ((rc = write_header(w, o, err)))
         goto fail;
     free(dpath);
@@ -202,6 +229,8 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
     return LOGFS_OK;
 fail:
     if (created) {
+        if (w->sfd >= 0)
+            unlink(w->spath);
         unlink(w->mpath);
         if (rc != LOGFS_EEXIST)
             unlink(dpath);
@@ -413,6 +442,34 @@ int logfs_writer_write(struct logfs_writer *w, uint64_t off, const void *data, u
     return rc;
 }
 
+/* Record in the seal that the metalog is complete up to its current length
+ * (just past the SYNC/CLOSE record): one pwrite of one slot, the other slot
+ * keeps the previous seal in case this write tears. */
+static int write_seal(struct logfs_writer *w, int closed, struct logfs_error *err)
+{
+    uint8_t slot[LOGFS_SEAL_SLOT_LEN];
+    struct logfs_seal s;
+
+    memset(&s, 0, sizeof s);
+    s.seq = w->seal_seq + 1;
+    s.file_id = w->file_id;
+    s.rank = w->rank;
+    s.nwriters = w->nwriters;
+    s.length = w->mflushed;
+    s.epochs = w->epoch;
+    s.closed = closed;
+    logfs_seal_encode(slot, &s);
+    int e = logfs_pwrite_full(w->sfd, slot, sizeof slot,
+                              (uint64_t)logfs_seal_slot(s.seq) * LOGFS_SEAL_SLOT_LEN);
+    if (e)
+        return logfs_fail_errno(err, e, "cannot write seal", w->spath);
+    w->seal_seq = s.seq;
+    w->sealed = s.length;
+    if (w->durable && fdatasync(w->sfd) < 0)
+        return logfs_fail_errno(err, errno, "cannot fdatasync seal", w->spath);
+    return LOGFS_OK;
+}
+
 /* Queue SYNC or CLOSE and make everything durable; on failure the record is
  * taken back out of the queue so a retry does not log the epoch twice. */
 static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
@@ -440,7 +497,7 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
     w->epoch++;
     if (w->durable && fdatasync(w->mfd) < 0)
         return logfs_fail_errno(err, errno, "cannot fdatasync metalog", w->mpath);
-    return LOGFS_OK;
+    return write_seal(w, type == LOGFS_REC_CLOSE, err);
 }
 
 int logfs_writer_sync(struct logfs_writer *w, struct logfs_error *err)
@@ -483,6 +540,9 @@ int logfs_writer_close(struct logfs_writer *w, struct logfs_error *err)
     if (w->mfd >= 0 && close(w->mfd) < 0 && !rc)
         rc = logfs_fail_errno(err, errno, "cannot close metalog", w->mpath);
     w->mfd = -1;
+    if (w->sfd >= 0 && close(w->sfd) < 0 && !rc)
+        rc = logfs_fail_errno(err, errno, "cannot close seal", w->spath);
+    w->sfd = -1;
     logfs_writer_abandon(w);
     return rc;
 }
@@ -494,12 +554,15 @@ void logfs_writer_abandon(struct logfs_writer *w)
     logfs_datalog_abandon(&w->dl);
     if (w->mfd >= 0)
         close(w->mfd);
+    if (w->sfd >= 0)
+        close(w->sfd);
     if (w->track)
         logfs_index_fini(&w->ix);
     free(w->pend);
     free(w->mbuf);
     free(w->rbuf);
     free(w->mpath);
+    free(w->spath);
     free(w);
 }
 
@@ -526,6 +589,16 @@ const char *logfs_writer_metalog_path(const struct logfs_writer *w)
 const char *logfs_writer_datalog_path(const struct logfs_writer *w)
 {
     return w->dl.path;
+}
+
+const char *logfs_writer_seal_path(const struct logfs_writer *w)
+{
+    return w->spath;
+}
+
+uint64_t logfs_writer_sealed_length(const struct logfs_writer *w)
+{
+    return w->sealed;
 }
 
 static int index_group(struct logfs_index *ix, const struct logfs_group *g, uint64_t dlog,

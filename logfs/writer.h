@@ -18,7 +18,11 @@
  * of the data and O(1) bookkeeping instead of a call per block.
  *
  * Epochs: the writer starts in epoch 0; logfs_writer_sync() closes the
- * current epoch and opens the next.  Nothing here is thread-safe: one writer
+ * current epoch and opens the next.
+ *
+ * Files: dir/name.datalog, dir/name.metalog and dir/name.sealed (the seal,
+ * see seal.h: how far the metalog is known complete, rewritten at every sync
+ * and at close).  logfs_log_remove() removes all of them.  Nothing here is thread-safe: one writer
  * is used by one thread at a time.
  */
 #ifndef LOGFS_WRITER_H
@@ -44,12 +48,12 @@ enum logfs_pmem_mode {
 
 struct logfs_writer_opts {
     const char *dir;        /* log directory; must exist unless create_dir */
-    const char *name;       /* file stem: logs are dir/name.datalog and dir/name.metalog */
+    const char *name;       /* file stem: logs are dir/name.{datalog,metalog,sealed} */
     uint64_t file_id;       /* stored in the header; the planner checks it matches */
     uint32_t rank;          /* this writer, 0 <= rank < nwriters */
     uint32_t nwriters;      /* writers of this file (>= 1) */
     size_t buffer_size;     /* aggregation buffer; 0 = LOGFS_DEFAULT_BUFFER_SIZE */
-    int durable;            /* nonzero: fdatasync both logs at sync points and close */
+    int durable;            /* nonzero: fdatasync the logs and the seal at sync points and close */
     int pmem;               /* enum logfs_pmem_mode */
     int create_dir;         /* nonzero: create dir (one level, mode 0700) if missing */
     int exclusive;          /* nonzero: fail with LOGFS_EEXIST if the logs exist */
@@ -62,7 +66,9 @@ struct logfs_writer_opts {
 void logfs_writer_opts_init(struct logfs_writer_opts *o);
 
 /*
- * Create both logs (files 0600) and write the header record.
+ * Create the logs and the seal (files 0600; an old seal of the same name is
+ * removed first, or, with exclusive, emptied once the metalog is created)
+ * and write the header record.
  * @param o         options; dir and name are required
  * @param[out] out  the writer, or NULL on failure
  * @param[out] err  details on failure (may be NULL)
@@ -113,8 +119,9 @@ int logfs_writer_write(struct logfs_writer *w, uint64_t off, const void *data, u
                        struct logfs_error *err);
 
 /*
- * Close the current epoch: data, then metadata, reach the files (and the
- * disk, if durable) before this returns; then the next epoch begins.
+ * Close the current epoch: data, then metadata, then the seal (the metalog
+ * length just past the SYNC record) reach the files (and the disk, if
+ * durable) before this returns; then the next epoch begins.
  * @return LOGFS_OK, LOGFS_ESTATE (inside a write call), LOGFS_ENOSPC, LOGFS_EIO
  */
 int logfs_writer_sync(struct logfs_writer *w, struct logfs_error *err);
@@ -126,8 +133,8 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err);
 
 /*
- * Write the CLOSE record (which closes the open epoch), flush, and free the
- * writer.  The writer is freed even when an error is returned.
+ * Write the CLOSE record (which closes the open epoch), flush, seal, and free
+ * the writer.  The writer is freed even when an error is returned.
  */
 int logfs_writer_close(struct logfs_writer *w, struct logfs_error *err);
 
@@ -143,9 +150,23 @@ uint64_t logfs_writer_datalog_length(const struct logfs_writer *w);
 /* @return nonzero if the datalog uses the pmem path. */
 int logfs_writer_is_pmem(const struct logfs_writer *w);
 
-/* @return the metalog / datalog path (owned by the writer). */
+/* @return the metalog / datalog / seal path (owned by the writer). */
 const char *logfs_writer_metalog_path(const struct logfs_writer *w);
 const char *logfs_writer_datalog_path(const struct logfs_writer *w);
+const char *logfs_writer_seal_path(const struct logfs_writer *w);
+
+/* @return the metalog length recorded by the last seal (0 before the first sync). */
+uint64_t logfs_writer_sealed_length(const struct logfs_writer *w);
+
+/*
+ * Remove every file of one writer's log: the seal, the metalog at
+ * @p metalog_path and the datalog beside it (NAME.metalog -> NAME.sealed,
+ * NAME.datalog), in that order.  Missing files are fine.  Not for a log
+ * whose writer is still open.
+ * @return LOGFS_OK, or the first failure (the other files are still tried):
+ *         LOGFS_EACCES, LOGFS_EROFS, LOGFS_EIO, LOGFS_ENOMEM
+ */
+int logfs_log_remove(const char *metalog_path, struct logfs_error *err);
 
 /* ---- read-your-writes ---------------------------------------------------- */
 

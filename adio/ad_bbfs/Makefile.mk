@@ -33,6 +33,7 @@ romio_other_sources +=                          \
     bbfs/logfs/datalog.c                        \
     bbfs/logfs/writer.c                         \
     bbfs/logfs/reader.c                         \
+    bbfs/logfs/seal.c                           \
     bbfs/logfs/datalog_reader.c                 \
     bbfs/logfs/planner.c                        \
     bbfs/logfs/manifest.c
