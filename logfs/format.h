@@ -42,6 +42,9 @@
  *   CLOSE   (the last record of a cleanly closed log; closes the open epoch)
  *     epoch:varint     the epoch being closed (as for SYNC)
  *     dlog_len:varint  final datalog length
+ *
+ * Beside the metalog, NAME.sealed records the metalog length after the last
+ * SYNC/CLOSE (two checksummed 64-byte slots): see seal.h and seal.c.
  */
 #ifndef LOGFS_FORMAT_H
 #define LOGFS_FORMAT_H

@@ -27,6 +27,8 @@ static const char usage_text[] =
     "Output, per metalog:\n"
     "  metalog PATH (N bytes)\n"
     "  header  format V, file id 0xID, writer RANK of COUNT\n"
+    "  seal    complete up to L bytes (E epochs, open|closed, seal N)\n"
+    "          | none | no valid slot | IGNORED ...   see below\n"
     "  @OFF  WRITE    e<E> datalog [A, B) N bytes, G groups\n"
     "            COUNT x LEN B @ OFFSET stride S   strided group: COUNT blocks of LEN\n"
     "                                              bytes, the first at file OFFSET,\n"
@@ -41,6 +43,11 @@ static const char usage_text[] =
     "A torn record at the end is what a writer killed mid-append leaves: not an\n"
     "error.  A checksum mismatch or malformed record is corruption: reading stops\n"
     "there and the bytes from it to the end of the file are dropped by replay.\n"
+    "The seal (NAME.sealed beside NAME.metalog) is the metalog length the writer's\n"
+    "last sync or close completed: before it, a record that runs past the end of\n"
+    "the file, or a file shorter than it, is CORRUPT, not torn.  \"none\" (an older\n"
+    "log) and \"no valid slot\" (crash during the first sync) leave the torn-tail\n"
+    "rule for the whole file; IGNORED is a seal of another file or writer.\n"
     "\n"
     "Exit status: 0 every metalog is clean or torn at the end, 1 corruption or\n"
     "another error was found, 2 usage error.\n";
@@ -98,6 +105,27 @@ static char *datalog_of(const char *metalog)
     return s;
 }
 
+static void print_seal(struct logfs_reader *r)
+{
+    struct logfs_seal s;
+    switch (logfs_reader_seal(r, &s)) {
+    case LOGFS_SEAL_VALID:
+        printf("seal    complete up to %" PRIu64 " bytes (%" PRIu64 " epoch%s, %s, seal %" PRIu64 ")\n", s.length,
+               s.epochs, s.epochs == 1 ? "" : "s", s.closed ? "closed" : "open", s.seq);
+        break;
+    case LOGFS_SEAL_UNKNOWN:
+        printf("seal    no valid slot (writer stopped before or during its first sync)\n");
+        break;
+    case LOGFS_SEAL_FOREIGN:
+        printf("seal    IGNORED: it belongs to file id 0x%" PRIx64 ", writer %u of %u\n", s.file_id, s.rank,
+               s.nwriters);
+        break;
+    default:
+        printf("seal    none (older log: a damaged length reads as a torn end)\n");
+        break;
+    }
+}
+
 static int inspect(const char *path, int summary, int all, int check_data)
 {
     struct logfs_reader *r;
@@ -109,13 +137,15 @@ static int inspect(const char *path, int summary, int all, int check_data)
 
     rc = logfs_reader_open(path, &r, &err);
     if (rc) {
-        printf("metalog %s\nend     ERROR %s: %s\n\n", path, logfs_status_name(rc), err.msg);
+        printf("metalog %s\nend     %s %s: %s\n\n", path, rc == LOGFS_ECORRUPT ? "CORRUPT" : "ERROR",
+               logfs_status_name(rc), err.msg);
         return 1;
     }
     const struct logfs_header *h = logfs_reader_header(r);
     printf("metalog %s (%" PRIu64 " bytes)\n", path, logfs_reader_size(r));
     printf("header  format %u, file id 0x%" PRIx64 ", writer %u of %u\n", h->version, h->file_id, h->rank,
            h->nwriters);
+    print_seal(r);
     while ((rc = logfs_reader_next(r, &rec, &err)) == LOGFS_OK) {
         t.records++;
         switch (rec.type) {
