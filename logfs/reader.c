@@ -236,17 +236,24 @@ int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a metalog reader");
     }
     r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0 || fstat(r->fd, &st) < 0) {
+    if (r->fd < 0) {
         int rc = logfs_fail_errno(err, errno, "cannot open metalog", path);
         logfs_reader_close(r);
         return rc;
     }
-    r->size = (uint64_t)st.st_size;
+    /* The seal before the size: a live writer appends to the metalog before
+     * it seals, so the size seen after the seal is never below it. */
     int rc = logfs_seal_read(path, &r->seal, err);
     if (rc) {
         logfs_reader_close(r);
         return rc;
     }
+    if (fstat(r->fd, &st) < 0) {
+        rc = logfs_fail_errno(err, errno, "cannot open metalog", path);
+        logfs_reader_close(r);
+        return rc;
+    }
+    r->size = (uint64_t)st.st_size;
     if (r->seal.state == LOGFS_SEAL_VALID)
         r->sealed = r->seal.length;
     return finish_open(r, out, err);
