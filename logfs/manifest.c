@@ -129,19 +129,3 @@ int logfs_manifest_path(const char *path, char *out, size_t len)
     int n = snprintf(out, len, "%.*s.%s.bbfs-manifest", (int) dirlen, path, path + dirlen);
     return (n < 0 || (size_t) n >= len) ? -1 : 0;
 }
-
-char *logfs_manifest_datalog(const struct logfs_manifest *m, uint32_t rank)
-{
-    const char *ml = m->w[rank].metalog;
-    size_t n = strlen(ml);
-    const char *suffix = ".metalog";
-    size_t sl = strlen(suffix);
-    char *out = malloc(n + sizeof(".datalog"));
-    if (!out)
-        return NULL;
-    if (n > sl && !strcmp(ml + n - sl, suffix))
-        snprintf(out, n + sizeof(".datalog"), "%.*s.datalog", (int) (n - sl), ml);
-    else
-        snprintf(out, n + sizeof(".datalog"), "%s.datalog", ml);
-    return out;
-}

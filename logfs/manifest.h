@@ -9,8 +9,9 @@
  *     writer 0 node17 /local/bb/out.dat.00c0ffee12345678.0.metalog
  *     writer 1 node17 /local/bb/out.dat.00c0ffee12345678.1.metalog
  *
- * Each datalog is its metalog's path with ".datalog" for ".metalog".  Paths
- * may not contain newlines; hosts may not contain blanks.
+ * The other files of a writer's log (datalog, seal) are named after its
+ * metalog (see writer.h).  Paths may not contain newlines; hosts may not
+ * contain blanks.
  */
 #ifndef LOGFS_MANIFEST_H
 #define LOGFS_MANIFEST_H
@@ -72,9 +73,6 @@ void logfs_manifest_free(struct logfs_manifest *m);
  * @return 0, or -1 if @p out (of size @p len) is too small
  */
 int logfs_manifest_path(const char *path, char *out, size_t len);
-
-/* Writer @p rank's datalog path from its metalog path (malloc'ed), or NULL. */
-char *logfs_manifest_datalog(const struct logfs_manifest *m, uint32_t rank);
 
 #ifdef __cplusplus
 }

@@ -152,21 +152,15 @@ static void manifest_remove(ADIOI_BBFS_File * bf)
     (*(bf->lower_ops->ADIOI_xxx_Delete)) (path, &err);
 }
 
-/* Remove the logs this host holds (unlink of a missing file is fine). */
+/* Remove the logs this host holds (files already gone are fine). */
 static void remove_logs(struct logfs_manifest *m)
 {
     char host[LOGFS_MANIFEST_HOST_MAX] = "";
 
     gethostname(host, sizeof(host) - 1);
-    for (uint32_t r = 0; r < m->nwriters; r++) {
-        if (strcmp(m->w[r].host, host) != 0)
-            continue;
-        char *dl = logfs_manifest_datalog(m, r);
-        if (dl)
-            unlink(dl);
-        free(dl);
-        unlink(m->w[r].metalog);
-    }
+    for (uint32_t r = 0; r < m->nwriters; r++)
+        if (strcmp(m->w[r].host, host) == 0)
+            logfs_log_remove(m->w[r].metalog, NULL);
 }
 
 int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf)
@@ -422,13 +416,10 @@ static void log_start(ADIO_File fd, int *error_code)
 
   fn_fail:
     if (bf->writer) {
-        const char *ml = logfs_writer_metalog_path(bf->writer);
-        char *ml_copy = ADIOI_Strdup(ml), *dl = ADIOI_Strdup(logfs_writer_datalog_path(bf->writer));
+        char *ml = ADIOI_Strdup(logfs_writer_metalog_path(bf->writer));
         logfs_writer_abandon(bf->writer);
-        unlink(ml_copy);
-        unlink(dl);
-        ADIOI_BBFS_FREE(ml_copy);
-        ADIOI_BBFS_FREE(dl);
+        logfs_log_remove(ml, NULL);
+        ADIOI_BBFS_FREE(ml);
         bf->writer = NULL;
     }
 }
@@ -448,7 +439,7 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
     static char myname[] = "ADIOI_BBFS_LOG_FINISH";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     struct logfs_error le;
-    char *ml = NULL, *dl = NULL;
+    char *ml = NULL;
     int rank, err = MPI_SUCCESS, rc;
 
     MPI_Comm_rank(fd->comm, &rank);
@@ -457,7 +448,6 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
     bf->remote_end = 0;
     if (bf->writer) {
         ml = ADIOI_Strdup(logfs_writer_metalog_path(bf->writer));
-        dl = ADIOI_Strdup(logfs_writer_datalog_path(bf->writer));
         rc = logfs_writer_close(bf->writer, &le);
         bf->writer = NULL;
         if (rc != LOGFS_OK)
@@ -481,13 +471,10 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
                 manifest_remove(bf);
             MPI_Barrier(fd->comm);
             if (ml)
-                unlink(ml);
-            if (dl)
-                unlink(dl);
+                logfs_log_remove(ml, NULL);
         }
     }
     ADIOI_BBFS_FREE(ml);
-    ADIOI_BBFS_FREE(dl);
     free_metalogs(bf);
     bf->file_id = 0;
 }

@@ -1,0 +1,128 @@
+// The manifest: the text that says which logs hold a file's newer bytes.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "manifest.h"
+
+namespace {
+
+std::string Format(const logfs_manifest &m)
+{
+    char *text = nullptr;
+    size_t len = 0;
+    EXPECT_EQ(LOGFS_OK, logfs_manifest_format(&m, &text, &len));
+    std::string s(text, len);
+    free(text);
+    return s;
+}
+
+int Parse(const std::string &text, logfs_manifest *m, std::string *msg = nullptr)
+{
+    logfs_error err{};
+    int rc = logfs_manifest_parse(text.data(), text.size(), m, &err);
+    if (msg)
+        *msg = err.msg;
+    return rc;
+}
+
+logfs_manifest TwoWriters()
+{
+    logfs_manifest m;
+    EXPECT_EQ(LOGFS_OK, logfs_manifest_init(&m, 0xc0ffee12345678ULL, 2));
+    EXPECT_EQ(LOGFS_OK, logfs_manifest_set(&m, 0, "node1", "/bb/out.dat.1.0.metalog"));
+    EXPECT_EQ(LOGFS_OK, logfs_manifest_set(&m, 1, "node2", "/bb/out dir/out.dat.1.1.metalog"));
+    return m;
+}
+
+}  // namespace
+
+TEST(Manifest, FormatThenParseGivesTheSameWriters)
+{
+    logfs_manifest m = TwoWriters(), back;
+    std::string text = Format(m);
+    EXPECT_EQ("bbfs-manifest 1\nfile_id 00c0ffee12345678\nwriters 2\n"
+              "writer 0 node1 /bb/out.dat.1.0.metalog\n"
+              "writer 1 node2 /bb/out dir/out.dat.1.1.metalog\n", text);
+    ASSERT_EQ(LOGFS_OK, Parse(text, &back));
+    EXPECT_EQ(m.file_id, back.file_id);
+    ASSERT_EQ(2u, back.nwriters);
+    EXPECT_STREQ("node2", back.w[1].host);
+    EXPECT_STREQ("/bb/out dir/out.dat.1.1.metalog", back.w[1].metalog);
+    logfs_manifest_free(&m);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, AMissingWriterCannotBeFormatted)
+{
+    logfs_manifest m;
+    ASSERT_EQ(LOGFS_OK, logfs_manifest_init(&m, 1, 2));
+    ASSERT_EQ(LOGFS_OK, logfs_manifest_set(&m, 0, "h", "/a.metalog"));
+    char *text = nullptr;
+    size_t len;
+    EXPECT_EQ(LOGFS_EINVAL, logfs_manifest_format(&m, &text, &len));
+    logfs_manifest_free(&m);
+}
+
+TEST(Manifest, HostsWithBlanksAndRelativeOrMultilinePathsAreRefused)
+{
+    logfs_manifest m;
+    ASSERT_EQ(LOGFS_OK, logfs_manifest_init(&m, 1, 1));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_manifest_set(&m, 0, "a host", "/a.metalog"));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_manifest_set(&m, 0, "h", "relative.metalog"));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_manifest_set(&m, 0, "h", "/a\n.metalog"));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_manifest_set(&m, 1, "h", "/a.metalog"));
+    logfs_manifest_free(&m);
+}
+
+TEST(Manifest, OtherFilesAreNotManifests)
+{
+    logfs_manifest m;
+    EXPECT_EQ(LOGFS_EFORMAT, Parse("hello\n", &m));
+    EXPECT_EQ(LOGFS_EFORMAT, Parse("", &m));
+}
+
+TEST(Manifest, ANewerVersionIsAClearError)
+{
+    logfs_manifest m;
+    std::string msg;
+    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 2\n", &m, &msg));
+    EXPECT_NE(std::string::npos, msg.find("version 2"));
+}
+
+TEST(Manifest, AWriterCountThatDoesNotMatchTheLinesIsCorrupt)
+{
+    logfs_manifest m = TwoWriters(), back;
+    std::string text = Format(m);
+    std::string more = text;
+    more.replace(more.find("writers 2"), 9, "writers 3");
+    std::string msg;
+    EXPECT_EQ(LOGFS_ECORRUPT, Parse(more, &back, &msg));
+    EXPECT_NE(std::string::npos, msg.find("line 6"));
+    logfs_manifest_free(&m);
+}
+
+TEST(Manifest, ATornManifestIsCorrupt)
+{
+    logfs_manifest m = TwoWriters(), back;
+    std::string text = Format(m);
+    EXPECT_EQ(LOGFS_ECORRUPT, Parse(text.substr(0, text.size() - 5), &back));
+    logfs_manifest_free(&m);
+}
+
+TEST(Manifest, WritersOutOfOrderAreCorrupt)
+{
+    logfs_manifest back;
+    EXPECT_EQ(LOGFS_ECORRUPT, Parse("bbfs-manifest 1\nfile_id 1\nwriters 2\n"
+                                    "writer 1 h /b.metalog\nwriter 0 h /a.metalog\n", &back));
+}
+
+TEST(Manifest, ItLivesBesideTheFileAsAHiddenName)
+{
+    char out[256];
+    ASSERT_EQ(0, logfs_manifest_path("/pfs/run/out.dat", out, sizeof(out)));
+    EXPECT_STREQ("/pfs/run/.out.dat.bbfs-manifest", out);
+    ASSERT_EQ(0, logfs_manifest_path("out.dat", out, sizeof(out)));
+    EXPECT_STREQ(".out.dat.bbfs-manifest", out);
+    EXPECT_EQ(-1, logfs_manifest_path("/pfs/run/out.dat", out, 10));
+}
