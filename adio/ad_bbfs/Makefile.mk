@@ -24,6 +24,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_write.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \
+    bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c       \
     bbfs/logfs/errors.c                         \
     bbfs/logfs/fsutil.c                         \
     bbfs/logfs/crc32c.c                         \

@@ -43,6 +43,15 @@ typedef struct ADIOI_BBFS_Hints {
 
 struct logfs_writer;
 struct logfs_rangemap;
+struct logfs_plan;
+struct logfs_datalog_reader;
+
+/* Every writer's datalog, opened on first read (ad_bbfs_datalogs.c). */
+typedef struct ADIOI_BBFS_Datalogs {
+    int n;
+    char **paths;               /* by writer rank, from the plan */
+    struct logfs_datalog_reader **readers;      /* NULL until first read */
+} ADIOI_BBFS_Datalogs;
 
 typedef struct ADIOI_BBFS_File {
     ADIO_File lower;            /* canonical file, opened through the lower driver */
@@ -67,7 +76,7 @@ typedef struct ADIOI_BBFS_File {
     int remote_stale;
     struct logfs_rangemap *remote;      /* owner = writer rank, pos = datalog offset */
     ADIO_Offset remote_end;
-    int *datalog_fds;           /* other writers' datalogs, opened when first read */
+    ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */
 } ADIOI_BBFS_File;
 
 /* One contiguous piece of an access: file offset, length, and where it sits
@@ -186,6 +195,12 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 {
     return ((ADIOI_BBFS_File *) fd->fs_ptr)->metalogs != NULL;
 }
+
+/* ad_bbfs_datalogs.c: all writers of a plan; read returns an MPI error code */
+void ADIOI_BBFS_Datalogs_init(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan);
+int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, void *buf,
+                             size_t len);
+void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
 
 /* ad_bbfs_common.c */
 void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIOI_Fns ** ops,

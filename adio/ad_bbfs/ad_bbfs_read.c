@@ -23,22 +23,15 @@
 #include "../../logfs/rangemap.h"
 #include "../../logfs/writer.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
 {
     logfs_rangemap_destroy(bf->remote);
     bf->remote = NULL;
     bf->remote_stale = 1;
-    for (int r = 0; bf->datalog_fds && r < bf->nwriters; r++)
-        if (bf->datalog_fds[r] >= 0)
-            close(bf->datalog_fds[r]);
-    ADIOI_BBFS_FREE(bf->datalog_fds);
-    bf->datalog_fds = NULL;
+    ADIOI_BBFS_Datalogs_free(&bf->datalogs);
 }
 
 struct remote_build {
@@ -91,6 +84,8 @@ static int build_remote(ADIOI_BBFS_File * bf)
         if (rc != LOGFS_OK && rb.rc != LOGFS_OK)
             rc = rb.rc;
     }
+    if (rc == LOGFS_OK)
+        ADIOI_BBFS_Datalogs_init(&bf->datalogs, plan);
     logfs_plan_free(plan);
     if (rc != LOGFS_OK) {
         logfs_rangemap_destroy(rb.map);
@@ -98,9 +93,6 @@ static int build_remote(ADIOI_BBFS_File * bf)
     }
     bf->remote = rb.map;
     bf->remote_end = rb.end;
-    bf->datalog_fds = ADIOI_Malloc(sizeof(int) * bf->nwriters);
-    for (int r = 0; r < bf->nwriters; r++)
-        bf->datalog_fds[r] = -1;
     bf->remote_stale = 0;
     return MPI_SUCCESS;
 }
@@ -150,32 +142,8 @@ static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offs
         }
         return 0;
     }
-    if (bf->datalog_fds[writer] < 0) {
-        char path[PATH_MAX];
-        const char *ml = bf->metalogs[writer];
-        size_t n = strlen(ml);
-        snprintf(path, sizeof(path), "%.*s.datalog", (int) (n - strlen(".metalog")), ml);
-        bf->datalog_fds[writer] = open(path, O_RDONLY);
-        if (bf->datalog_fds[writer] < 0) {
-            c->err = ADIOI_Err_create_code(myname, path, errno);
-            return 1;
-        }
-    }
-    for (ADIO_Offset done = 0; done < len;) {
-        ssize_t r = pread(bf->datalog_fds[writer], p + done, (size_t) (len - done),
-                          (off_t) (dlog + done));
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            c->err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                          MPI_ERR_IO, "**io",
-                                          "bbfs: datalog of process %d is shorter than its "
-                                          "metalog says", writer);
-            return 1;
-        }
-        done += r;
-    }
-    return 0;
+    c->err = ADIOI_BBFS_Datalogs_read(&bf->datalogs, writer, dlog, p, (size_t) len);
+    return c->err != MPI_SUCCESS;
 }
 
 static int from_remote(void *arg, const struct logfs_range *r, int is_hole)

@@ -15,8 +15,6 @@
 #include "adioi.h"
 #include "../../logfs/planner.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,38 +44,11 @@ struct replay {
     MPI_Comm comm;
     ADIO_File lower;
     struct logfs_plan *plan;
-    int *fds;                   /* datalog of each writer, opened on first use */
+    ADIOI_BBFS_Datalogs logs;   /* every writer's datalog, opened on first use */
     int nwriters;
     char *buf;
     uint64_t buf_cap;
 };
-
-static int datalog_fd(struct replay *rp, uint32_t w, int *err)
-{
-    static char myname[] = "ADIOI_BBFS_REPLAY";
-    if (rp->fds[w] < 0) {
-        const char *path = logfs_plan_datalog(rp->plan, w);
-        rp->fds[w] = open(path, O_RDONLY);
-        if (rp->fds[w] < 0)
-            *err = ADIOI_Err_create_code(myname, path, errno);
-    }
-    return rp->fds[w];
-}
-
-static int pread_full(int fd, char *p, uint64_t len, uint64_t off)
-{
-    while (len > 0) {
-        ssize_t r = pread(fd, p, len, (off_t) off);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        len -= (uint64_t) r;
-        off += (uint64_t) r;
-    }
-    return 0;
-}
 
 /* Where one writer's bytes for a round are, in its datalog. */
 struct span {
@@ -93,7 +64,6 @@ struct span {
 static int gather_data(struct replay *rp, const struct logfs_replay_piece *pc, size_t n,
                        int *err)
 {
-    static char myname[] = "ADIOI_BBFS_REPLAY";
     struct span *sp = ADIOI_Calloc(rp->nwriters, sizeof(*sp));
     uint64_t at = 0;
     int rc = -1;
@@ -110,33 +80,22 @@ static int gather_data(struct replay *rp, const struct logfs_replay_piece *pc, s
         struct span *s = &sp[w];
         if (s->needed == 0 || s->hi - s->lo > 2 * s->needed + ((uint64_t) 4 << 20))
             continue;
-        int fd = datalog_fd(rp, (uint32_t) w, err);
-        if (fd < 0)
-            goto fn_exit;
         s->data = ADIOI_Malloc(s->hi - s->lo);
-        if (pread_full(fd, s->data, s->hi - s->lo, s->lo) != 0)
-            goto short_log;
+        if ((*err = ADIOI_BBFS_Datalogs_read(&rp->logs, w, s->lo, s->data, s->hi - s->lo)))
+            goto fn_exit;
     }
     for (size_t i = 0; i < n; i++) {
         struct span *s = &sp[pc[i].writer];
         if (s->data) {
             memcpy(rp->buf + at, s->data + (pc[i].dlog_off - s->lo), pc[i].length);
-        } else {
-            int fd = datalog_fd(rp, pc[i].writer, err);
-            if (fd < 0)
-                goto fn_exit;
-            if (pread_full(fd, rp->buf + at, pc[i].length, pc[i].dlog_off) != 0)
-                goto short_log;
+        } else if ((*err = ADIOI_BBFS_Datalogs_read(&rp->logs, (int) pc[i].writer,
+                                                    pc[i].dlog_off, rp->buf + at,
+                                                    pc[i].length))) {
+            goto fn_exit;
         }
         at += pc[i].length;
     }
     rc = 0;
-    goto fn_exit;
-
-  short_log:
-    *err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                MPI_ERR_IO, "**io", "bbfs: a datalog is shorter than its "
-                                "metalog says (lost or truncated log file?)");
   fn_exit:
     for (int w = 0; w < rp->nwriters; w++)
         ADIOI_BBFS_FREE(sp[w].data);
@@ -174,7 +133,6 @@ static int collect_run(void *arg, const struct logfs_replay_run *r)
 static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, uint64_t b,
                       int *err)
 {
-    static char myname[] = "ADIOI_BBFS_REPLAY";
     char *tmp = NULL;
     uint64_t tmp_cap = 0;
     int rc = 0;
@@ -192,11 +150,6 @@ static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, ui
             continue;
         /* at most REPLAY_CHUNK_BYTES of a run's datalog bytes at a time */
         uint64_t per = REPLAY_CHUNK_BYTES / r->blocklen ? REPLAY_CHUNK_BYTES / r->blocklen : 1;
-        int fd = datalog_fd(rp, r->writer, err);
-        if (fd < 0) {
-            rc = -1;
-            break;
-        }
         for (uint64_t c0 = ilo; c0 <= ihi && rc == 0; c0 += per) {
             uint64_t c1 = c0 + per - 1 < ihi ? c0 + per - 1 : ihi;
             uint64_t len = (c1 - c0 + 1) * r->blocklen;
@@ -205,10 +158,8 @@ static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, ui
                 tmp = ADIOI_Malloc(len);
                 tmp_cap = len;
             }
-            if (pread_full(fd, tmp, len, r->dlog_off + c0 * r->blocklen) != 0) {
-                *err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                            MPI_ERR_IO, "**io", "bbfs: a datalog is shorter "
-                                            "than its metalog says (lost or truncated log?)");
+            if ((*err = ADIOI_BBFS_Datalogs_read(&rp->logs, (int) r->writer,
+                                                 r->dlog_off + c0 * r->blocklen, tmp, len))) {
                 rc = -1;
                 break;
             }
@@ -296,7 +247,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct logfs_plan_opts po = { h->salvage, 0 };
     int progress = h->progress;
     static char myname[] = "ADIOI_BBFS_REPLAY";
-    struct replay rp = { comm, lower, NULL, NULL, nwriters, NULL, 0 };
+    struct replay rp = { comm, lower, NULL, { 0, NULL, NULL }, nwriters, NULL, 0 };
     struct logfs_error le;
     struct piece_vec v = { NULL, 0, 0 };
     struct run_vec rv = { NULL, 0, 0, 0 };
@@ -327,9 +278,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
             fprintf(stderr, "bbfs replay %s: writer %d not fully recovered: %s\n", canonical, w,
                     warn);
     }
-    rp.fds = ADIOI_Malloc(sizeof(int) * nwriters);
-    for (int w = 0; w < nwriters; w++)
-        rp.fds[w] = -1;
+    ADIOI_BBFS_Datalogs_init(&rp.logs, rp.plan);
     uint64_t nepochs = logfs_plan_nepochs(rp.plan);
     /* Recovery tests need a replay that dies between two epochs. */
     const char *fault = getenv("BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH");
@@ -435,10 +384,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         ADIO_Flush(lower, &err);
 
   fn_exit:
-    for (int w = 0; rp.fds && w < nwriters; w++)
-        if (rp.fds[w] >= 0)
-            close(rp.fds[w]);
-    ADIOI_BBFS_FREE(rp.fds);
+    ADIOI_BBFS_Datalogs_free(&rp.logs);
     ADIOI_BBFS_FREE(rp.buf);
     ADIOI_BBFS_FREE(v.p);
     ADIOI_BBFS_FREE(rv.r);
