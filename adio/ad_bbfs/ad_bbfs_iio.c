@@ -16,18 +16,46 @@ static void completed(ADIO_File fd, int count, MPI_Datatype datatype, ADIO_Reque
     MPIO_Completed_request_create(&fd, (MPI_Offset) count * size, error_code, request);
 }
 
+/* A read that must look at logs, done now.  Returns 0 if the file has no
+ * logs and the lower driver takes the call. */
+static int logged_iread(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                        int file_ptr_type, ADIO_Offset offset, int contig,
+                        ADIO_Request * request, int *error_code)
+{
+    ADIO_Status st;
+
+    if (!ADIOI_BBFS_Reads_logs(fd))
+        return 0;
+    ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, contig, &st,
+                        error_code);
+    if (*error_code == MPI_SUCCESS)
+        completed(fd, count, datatype, request, error_code);
+    return 1;
+}
+
+/* A logged write, done now.  Returns 0 if writes go to the lower file. */
+static int logged_iwrite(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                         int file_ptr_type, ADIO_Offset offset, int contig,
+                         ADIO_Request * request, int *error_code)
+{
+    ADIO_Status st;
+
+    if (!ADIOI_BBFS_Logging(fd))
+        return 0;
+    ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, contig, &st,
+                         error_code);
+    if (*error_code == MPI_SUCCESS)
+        completed(fd, count, datatype, request, error_code);
+    return 1;
+}
+
 void ADIOI_BBFS_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                             int *error_code)
 {
-    if (ADIOI_BBFS_Reads_logs(fd)) {
-        ADIO_Status st;
-        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 1, &st,
-                             error_code);
-        if (*error_code == MPI_SUCCESS)
-            completed(fd, count, datatype, request, error_code);
+    if (logged_iread(fd, buf, count, datatype, file_ptr_type, offset, 1, request,
+                     error_code))
         return;
-    }
 
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IreadContig(lo, buf, count, datatype, file_ptr_type, offset, request, error_code);
@@ -38,14 +66,9 @@ void ADIOI_BBFS_IwriteContig(ADIO_File fd, const void *buf, int count, MPI_Datat
                              int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                              int *error_code)
 {
-    if (ADIOI_BBFS_Logging(fd)) {
-        ADIO_Status st;
-        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 1, &st,
-                             error_code);
-        if (*error_code == MPI_SUCCESS)
-            completed(fd, count, datatype, request, error_code);
+    if (logged_iwrite(fd, buf, count, datatype, file_ptr_type, offset, 1, request,
+                      error_code))
         return;
-    }
 
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IwriteContig(lo, buf, count, datatype, file_ptr_type, offset, request, error_code);
@@ -56,14 +79,9 @@ void ADIOI_BBFS_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype da
                              int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                              int *error_code)
 {
-    if (ADIOI_BBFS_Reads_logs(fd)) {
-        ADIO_Status st;
-        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, &st,
-                             error_code);
-        if (*error_code == MPI_SUCCESS)
-            completed(fd, count, datatype, request, error_code);
+    if (logged_iread(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
+                     error_code))
         return;
-    }
 
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IreadStrided(lo, buf, count, datatype, file_ptr_type, offset, request, error_code);
@@ -74,14 +92,9 @@ void ADIOI_BBFS_IwriteStrided(ADIO_File fd, const void *buf, int count, MPI_Data
                               int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                               int *error_code)
 {
-    if (ADIOI_BBFS_Logging(fd)) {
-        ADIO_Status st;
-        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 0, &st,
-                             error_code);
-        if (*error_code == MPI_SUCCESS)
-            completed(fd, count, datatype, request, error_code);
+    if (logged_iwrite(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
+                      error_code))
         return;
-    }
 
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IwriteStrided(lo, buf, count, datatype, file_ptr_type, offset, request, error_code);
@@ -92,14 +105,9 @@ void ADIOI_BBFS_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatyp
                                  int file_ptr_type, ADIO_Offset offset,
                                  ADIO_Request * request, int *error_code)
 {
-    if (ADIOI_BBFS_Reads_logs(fd)) {
-        ADIO_Status st;
-        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, &st,
-                             error_code);
-        if (*error_code == MPI_SUCCESS)
-            completed(fd, count, datatype, request, error_code);
+    if (logged_iread(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
+                     error_code))
         return;
-    }
 
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IreadStridedColl(lo, buf, count, datatype, file_ptr_type, offset, request,
@@ -111,14 +119,9 @@ void ADIOI_BBFS_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                   MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                   ADIO_Request * request, int *error_code)
 {
-    if (ADIOI_BBFS_Logging(fd)) {
-        ADIO_Status st;
-        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 0, &st,
-                             error_code);
-        if (*error_code == MPI_SUCCESS)
-            completed(fd, count, datatype, request, error_code);
+    if (logged_iwrite(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
+                      error_code))
         return;
-    }
 
     ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
     ADIO_IwriteStridedColl(lo, buf, count, datatype, file_ptr_type, offset, request,
