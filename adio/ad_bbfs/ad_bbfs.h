@@ -203,7 +203,7 @@ int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, 
 void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
 
 /* ad_bbfs_common.c */
-void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIOI_Fns ** ops,
+void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code);
 int ADIOI_BBFS_Name_has_prefix(const char *name);
 void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const char **path,

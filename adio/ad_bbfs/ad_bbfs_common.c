@@ -20,7 +20,7 @@ static const char *strip_prefix(const char *name)
     return (colon && colon > name + 1) ? colon + 1 : name;
 }
 
-void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIOI_Fns ** ops,
+void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_RESOLVE_LOWER";
@@ -34,7 +34,9 @@ void ADIOI_BBFS_Resolve_lower(MPI_Comm comm, const char *name, int *fstype, ADIO
                                            "driver at most, as in bbfs:ufs:/path", name);
         return;
     }
-    ADIO_ResolveFileType(comm, name, fstype, ops, error_code);
+    /* This process alone: rank 0 broadcasts what it found (ROMIO's own
+     * scalable detection), and delete is not collective. */
+    ADIO_ResolveFileType(MPI_COMM_SELF, name, fstype, ops, error_code);
     if (*error_code != MPI_SUCCESS) {
         char driver[64];
         snprintf(driver, sizeof(driver), "%.*s", has_prefix ? (int) (colon - name) : 0, name);

@@ -13,7 +13,7 @@ void ADIOI_BBFS_Delete(const char *filename, int *error_code)
     const char *lower_path;
     int lower_fstype;
 
-    ADIOI_BBFS_Resolve_lower(MPI_COMM_SELF, filename, &lower_fstype, &lower_ops, &lower_path,
+    ADIOI_BBFS_Resolve_lower(filename, &lower_fstype, &lower_ops, &lower_path,
                              error_code);
     if (*error_code != MPI_SUCCESS)
         return;

@@ -246,7 +246,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
     MPI_Comm_rank(fd->comm, &rank);
     if (rank == 0 || explicit_lower)
         /* a forced driver resolves from the name alone: everyone can */
-        ADIOI_BBFS_Resolve_lower(MPI_COMM_SELF, fd->filename, &bf->lower_fstype,
+        ADIOI_BBFS_Resolve_lower(fd->filename, &bf->lower_fstype,
                                  &bf->lower_ops, &lower_path, &err);
     if (rank == 0 && err == MPI_SUCCESS) {
         bf->canonical = ADIOI_Strdup(lower_path);
