@@ -14,7 +14,7 @@ AM_LDFLAGS = -Wl,-rpath,$(MPICH_PREFIX)/lib
 BBFS_MPICH_INPUTS = \
 	$(wildcard $(top_srcdir)/adio/ad_bbfs/*.[ch] $(top_srcdir)/adio/ad_bbfs/Makefile.mk) \
 	$(wildcard $(top_srcdir)/logfs/*.[ch]) \
-	$(top_srcdir)/adio/mpich-patches/romio-register-bbfs.patch \
+	$(wildcard $(top_srcdir)/adio/mpich-patches/*.patch) \
 	$(top_srcdir)/tools/build-mpich.sh
 
 mpich.stamp: $(BBFS_MPICH_INPUTS)

@@ -27,6 +27,12 @@ check_PROGRAMS += %reldir%/t_vector
 TESTS += %reldir%/t_vector.mpi
 EXTRA_DIST += %reldir%/t_vector.mpi
 
+check_PROGRAMS += %reldir%/t_views
+%canon_reldir%_t_views_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_views_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_views.mpi
+EXTRA_DIST += %reldir%/t_views.mpi
+
 check_PROGRAMS += %reldir%/t_hindexed
 %canon_reldir%_t_hindexed_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_hindexed_LDADD = $(MPIIO_TEST_LDADD)

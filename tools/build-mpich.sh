@@ -18,7 +18,8 @@ TOPDIR=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${BBFS_CACHE_DIR:-${HOME:-/tmp}/.cache/bbfs}
 JOBS=${BBFS_JOBS:-$(nproc)}
 MPICH_VERSION=4.0.2
-PATCH="$TOPDIR/adio/mpich-patches/romio-register-bbfs.patch"
+# Applied in name order: registering the driver, then ROMIO hooks it uses.
+PATCHES=("$TOPDIR"/adio/mpich-patches/*.patch)
 CONFIG_FLAGS=(--with-device=ch3:nemesis --with-datatype-engine=dataloop
               --with-hwloc=/usr --disable-fortran --disable-cxx
               --enable-romio --with-file-system=ufs+nfs+testfs+bbfs
@@ -62,7 +63,7 @@ fi
 
 # Bump when the steps below change what gets built (not how it is copied).
 RECIPE=1
-key=$( { echo "$src_hash"; cat "$PATCH"; echo "${CONFIG_FLAGS[*]}"; echo "recipe $RECIPE";
+key=$( { echo "$src_hash"; cat "${PATCHES[@]}"; echo "${CONFIG_FLAGS[*]}"; echo "recipe $RECIPE";
          ${CC:-gcc} --version | head -1; } | sha256sum | cut -c1-16)
 ROOT="$CACHE/mpich-$MPICH_VERSION-$key"
 SRC="$ROOT/src"; BLD="$ROOT/build"; PREFIX="$ROOT/prefix"
@@ -77,7 +78,7 @@ if [ ! -f "$ROOT/.patched" ]; then
     mkdir -p "$SRC"
     if [ -d "$SOURCE" ]; then cp -a "$SOURCE"/. "$SRC"/
     else tar -xf "$SOURCE" -C "$SRC" --strip-components=1; fi
-    patch -d "$SRC" -p1 --quiet < "$PATCH"
+    for p in "${PATCHES[@]}"; do patch -d "$SRC" -p1 --quiet < "$p"; done
     ln -sfn "$TOPDIR" "$SRC/src/mpi/romio/bbfs"
     # Only ROMIO's configure.ac changed; regenerate just that subproject.
     ( cd "$SRC/src/mpi/romio" && autoreconf -fi >/dev/null 2>"$ROOT/autoreconf.log" ) \

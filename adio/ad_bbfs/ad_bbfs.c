@@ -32,5 +32,6 @@ struct ADIOI_Fns_struct ADIO_BBFS_operations = {
     "BBFS: burst-buffer log layer stacked over another ROMIO driver",
     ADIOI_BBFS_IreadStridedColl,        /* IreadStridedColl */
     ADIOI_BBFS_IwriteStridedColl,       /* IwriteStridedColl */
-    ADIOI_BBFS_SetLock          /* SetLock: locks apply to the canonical file */
+    ADIOI_BBFS_SetLock,         /* SetLock: locks apply to the canonical file */
+    ADIOI_BBFS_CheckView        /* CheckView: vector views are never flattened */
 };

@@ -53,6 +53,14 @@ typedef struct ADIOI_BBFS_Datalogs {
     struct logfs_datalog_reader **readers;      /* NULL until first read */
 } ADIOI_BBFS_Datalogs;
 
+/* A file type whose blocks all have one length at one stride, as vectors
+ * make them: walked by arithmetic, never flattened (ad_bbfs_view.c). */
+typedef struct {
+    MPI_Datatype type;          /* the filetype described; MPI_DATATYPE_NULL: none yet */
+    int regular;
+    ADIO_Offset first, blen, stride, count;     /* block i: first + i * stride, blen bytes */
+} ADIOI_BBFS_Shape;
+
 typedef struct ADIOI_BBFS_File {
     ADIO_File lower;            /* canonical file, opened through the lower driver */
     MPI_Info open_info;         /* user's hints, handed to the lower driver at open */
@@ -77,6 +85,8 @@ typedef struct ADIOI_BBFS_File {
     struct logfs_rangemap *remote;      /* owner = writer rank, pos = datalog offset */
     ADIO_Offset remote_end;
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */
+
+    ADIOI_BBFS_Shape shape;     /* of fd->filetype, once known (ad_bbfs_view.c) */
 } ADIOI_BBFS_File;
 
 /* One contiguous piece of an access: file offset, length, and where it sits
@@ -150,6 +160,7 @@ typedef int (*ADIOI_BBFS_run_fn) (void *arg, ADIO_Offset off, ADIO_Offset len,
                                   ADIO_Offset stride, ADIO_Offset count, ADIO_Offset data_off);
 
 /* ad_bbfs_view.c */
+int ADIOI_BBFS_CheckView(ADIO_File fd, MPI_Datatype filetype, ADIO_Offset * first);
 int ADIOI_BBFS_Walk_view_runs(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
                               ADIO_Offset nbytes, ADIOI_BBFS_run_fn fn, void *arg,
                               ADIO_Offset * next_fp);
