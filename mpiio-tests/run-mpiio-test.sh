@@ -63,7 +63,11 @@ run() {   # run NP PREFIX DIR [killed]
     fi
     if [ $rc -ne 0 ]; then
         sed 's/^/  | /' "$dir/out"
-        echo "FAIL: $name with $np processes on ${prefix} exited non-zero"
+        if [ $rc -eq 124 ]; then
+            echo "FAIL: $name with $np processes on ${prefix} still running after ${timeout_s} s (BBFS_TEST_TIMEOUT), killed"
+        else
+            echo "FAIL: $name with $np processes on ${prefix} exited with status $rc"
+        fi
         return 1
     fi
     grep -q "No Errors" "$dir/out" || { sed 's/^/  | /' "$dir/out"; echo "FAIL: $name printed no 'No Errors'"; return 1; }
