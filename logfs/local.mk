@@ -54,6 +54,7 @@ tests_unit_logfs_unit_SOURCES = \
 	tests/unit/writer_test.cc \
 	tests/unit/run_test.cc \
 	tests/unit/reader_test.cc \
+	tests/unit/datalog_reader_test.cc \
 	tests/unit/seal_test.cc \
 	tests/unit/index_test.cc \
 	tests/unit/planner_test.cc \

@@ -143,6 +143,19 @@ int logfs_datalog_reader_open(const char *path, struct logfs_datalog_reader **ou
 int logfs_datalog_reader_pread(struct logfs_datalog_reader *dr, uint64_t off, void *buf,
                                size_t len, struct logfs_error *err);
 
+/* Most buffers one logfs_datalog_reader_preadv takes (the usual IOV_MAX). */
+#define LOGFS_READV_MAX 1024
+
+struct iovec;
+
+/*
+ * Read consecutive datalog bytes from @p off into @p iovcnt buffers in turn
+ * (a scatter read: data logged back to back lands straight where it goes).
+ * @return as logfs_datalog_reader_pread; LOGFS_EINVAL past LOGFS_READV_MAX
+ */
+int logfs_datalog_reader_preadv(struct logfs_datalog_reader *dr, uint64_t off,
+                                const struct iovec *iov, int iovcnt, struct logfs_error *err);
+
 /* Close it; NULL is fine. */
 void logfs_datalog_reader_close(struct logfs_datalog_reader *dr);
 

@@ -33,6 +33,12 @@ check_PROGRAMS += %reldir%/t_views
 TESTS += %reldir%/t_views.mpi
 EXTRA_DIST += %reldir%/t_views.mpi
 
+check_PROGRAMS += %reldir%/t_replay_rounds
+%canon_reldir%_t_replay_rounds_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_replay_rounds_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_replay_rounds.mpi
+EXTRA_DIST += %reldir%/t_replay_rounds.mpi
+
 check_PROGRAMS += %reldir%/t_hindexed
 %canon_reldir%_t_hindexed_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_hindexed_LDADD = $(MPIIO_TEST_LDADD)
@@ -112,7 +118,7 @@ mpiio_tests_t_badlog_LDADD = $(MPIIO_TEST_LDADD)
 # deferred replay; bad input around the logs.
 MPIIO_LOG_SPECS = %reldir%/t_epochs_replay.mpi %reldir%/t_vector_replay.mpi \
 	%reldir%/t_crash.mpi %reldir%/t_reopen.mpi %reldir%/t_badlog.mpi \
-	%reldir%/t_consistency.mpi %reldir%/t_epochs_pmem.mpi
+	%reldir%/t_consistency.mpi %reldir%/t_epochs_pmem.mpi %reldir%/t_replay_rounds_tool.mpi
 TESTS += $(MPIIO_LOG_SPECS)
 EXTRA_DIST += $(MPIIO_LOG_SPECS)
 check_PROGRAMS += tools/bbfs-replay

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     tl_expect_info(fh, "bbfs_log_quota", bbfs ? "0" : NULL);
     tl_expect_info(fh, "bbfs_progress", bbfs ? "false" : NULL);
     tl_expect_info(fh, "bbfs_salvage", bbfs ? "false" : NULL);
+    tl_expect_info(fh, "bbfs_replay_buffer", bbfs ? "1048576" : NULL);
     tl_expect_info(fh, "cb_buffer_size", "16777216");
     if (bbfs) {
         /* set_info: durability may change, the log directory may not */
@@ -88,6 +89,7 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "bbfs_durable", "true");
     MPI_Info_set(info, "bbfs_logdir", "/var/tmp");
     MPI_Info_set(info, "bbfs_replay", "never");
+    MPI_Info_set(info, "bbfs_replay_buffer", "256k");
     MPI_Info_set(info, "cb_buffer_size", "1048576");
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, scratch, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
@@ -96,6 +98,7 @@ int main(int argc, char **argv)
     tl_expect_info(fh, "bbfs_durable", bbfs ? "true" : NULL);
     tl_expect_info(fh, "bbfs_logdir", bbfs ? "/var/tmp" : NULL);
     tl_expect_info(fh, "bbfs_replay", bbfs ? "never" : NULL);
+    tl_expect_info(fh, "bbfs_replay_buffer", bbfs ? "262144" : NULL);
     tl_expect_info(fh, "cb_buffer_size", "1048576");
     if (bbfs) {
         MPI_Info i2;
@@ -118,6 +121,7 @@ int main(int argc, char **argv)
     bad_hint(scratch, bbfs, "bbfs_consistency", "strong", "mpiio|session|commit|posix");
     bad_hint(scratch, bbfs, "bbfs_replay", "sometimes", "on_close|on_read_open|never");
     bad_hint(scratch, bbfs, "bbfs_buffer_size", "12q", "bytes");
+    bad_hint(scratch, bbfs, "bbfs_replay_buffer", "1k", "between 64k and 1g");
     bad_hint(scratch, bbfs, "bbfs_buffer_size", "1", "between");
     bad_hint(scratch, bbfs, "bbfs_durable", "maybe", "true|false");
     bad_hint(scratch, bbfs, "bbfs_logdir", "relative/dir", "absolute");

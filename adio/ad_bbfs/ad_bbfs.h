@@ -39,6 +39,7 @@ typedef struct ADIOI_BBFS_Hints {
     int progress;               /* rank 0 reports replay progress on stderr */
     int salvage;                /* replay what damaged metalogs sealed before the damage */
     ADIO_Offset log_quota;      /* datalog bytes per process; 0 = as much as the disk holds */
+    ADIO_Offset replay_buffer;  /* file bytes per process per collective write of a replay */
 } ADIOI_BBFS_Hints;
 
 struct logfs_writer;
@@ -211,6 +212,10 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 void ADIOI_BBFS_Datalogs_init(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan);
 int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, void *buf,
                              size_t len);
+/* consecutive datalog bytes into iovcnt (<= LOGFS_READV_MAX) buffers in turn */
+struct iovec;
+int ADIOI_BBFS_Datalogs_readv(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off,
+                              const struct iovec *iov, int iovcnt);
 void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
 
 /* ad_bbfs_common.c */

@@ -19,23 +19,43 @@ void ADIOI_BBFS_Datalogs_init(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *
         d->paths[w] = ADIOI_Strdup(logfs_plan_datalog(plan, (uint32_t) w));
 }
 
+static int datalog_error(int rc, const struct logfs_error *le)
+{
+    static char myname[] = "ADIOI_BBFS_DATALOGS_READ";
+    char msg[LOGFS_ERRMSG_MAX + 96];
+
+    snprintf(msg, sizeof(msg), rc == LOGFS_ESHORT ? "%s (the datalog is shorter than its "
+             "metalog says: lost or truncated log?)" : "%s", le->msg);
+    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+}
+
+static int datalog_reader(ADIOI_BBFS_Datalogs * d, int writer, struct logfs_error *le)
+{
+    if (d->readers[writer])
+        return LOGFS_OK;
+    return logfs_datalog_reader_open(d->paths[writer], &d->readers[writer], le);
+}
+
 int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, void *buf,
                              size_t len)
 {
-    static char myname[] = "ADIOI_BBFS_DATALOGS_READ";
     struct logfs_error le;
-    char msg[LOGFS_ERRMSG_MAX + 96];
-    int rc = LOGFS_OK;
+    int rc = datalog_reader(d, writer, &le);
 
-    if (!d->readers[writer])
-        rc = logfs_datalog_reader_open(d->paths[writer], &d->readers[writer], &le);
     if (rc == LOGFS_OK)
         rc = logfs_datalog_reader_pread(d->readers[writer], off, buf, len, &le);
+    return rc == LOGFS_OK ? MPI_SUCCESS : datalog_error(rc, &le);
+}
+
+int ADIOI_BBFS_Datalogs_readv(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off,
+                              const struct iovec *iov, int iovcnt)
+{
+    struct logfs_error le;
+    int rc = datalog_reader(d, writer, &le);
+
     if (rc == LOGFS_OK)
-        return MPI_SUCCESS;
-    snprintf(msg, sizeof(msg), rc == LOGFS_ESHORT ? "%s (the datalog is shorter than its "
-             "metalog says: lost or truncated log?)" : "%s", le.msg);
-    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+        rc = logfs_datalog_reader_preadv(d->readers[writer], off, iov, iovcnt, &le);
+    return rc == LOGFS_OK ? MPI_SUCCESS : datalog_error(rc, &le);
 }
 
 void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d)

@@ -14,13 +14,14 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include "../../logfs/planner.h"
+#include "../../logfs/reader.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
-#define REPLAY_ROUND_BYTES ((uint64_t) 64 << 20)      /* file bytes per collective write */
 #define REPLAY_CHUNK_BYTES ((uint64_t) 4 << 20)       /* datalog bytes read at once */
 
 struct piece_vec {
@@ -128,16 +129,59 @@ static int collect_run(void *arg, const struct logfs_replay_run *r)
     return 0;
 }
 
+/* Blocks at least this long are read straight to their place in the round
+ * buffer, LOGFS_READV_MAX blocks per scatter read; shorter ones are read in
+ * one piece and copied out, cheaper than an iovec entry per few bytes. */
+#define REPLAY_SCATTER_MIN 512
+
+/* Blocks c0..c1 of run r, clipped to [a, b), straight into rp->buf (which
+ * mirrors [a, b)).  Only the first and last blocks of the range can be
+ * clipped, so the datalog bytes read are consecutive. */
+static int scatter_blocks(struct replay *rp, const struct logfs_replay_run *r, uint64_t stride,
+                          uint64_t c0, uint64_t c1, uint64_t a, uint64_t b)
+{
+    struct iovec iov[LOGFS_READV_MAX];
+    uint64_t dlog = 0;
+    int n = 0;
+
+    for (uint64_t i = c0; i <= c1; i++) {
+        uint64_t s = r->offset + i * stride, e = s + r->blocklen;
+        uint64_t from = s > a ? s : a, to = e < b ? e : b;
+        if (i == c0)
+            dlog = r->dlog_off + i * r->blocklen + (from - s);
+        iov[n].iov_base = rp->buf + (from - a);
+        iov[n++].iov_len = to - from;
+    }
+    return ADIOI_BBFS_Datalogs_readv(&rp->logs, (int) r->writer, dlog, iov, n);
+}
+
+/* Blocks c0..c1 of run r through tmp (one read), then one copy per block. */
+static int copy_blocks(struct replay *rp, const struct logfs_replay_run *r, uint64_t stride,
+                       uint64_t c0, uint64_t c1, uint64_t a, uint64_t b, char *tmp)
+{
+    int err = ADIOI_BBFS_Datalogs_read(&rp->logs, (int) r->writer,
+                                       r->dlog_off + c0 * r->blocklen, tmp,
+                                       (c1 - c0 + 1) * r->blocklen);
+    if (err != MPI_SUCCESS)
+        return err;
+    for (uint64_t i = c0; i <= c1; i++) {
+        uint64_t s = r->offset + i * stride, e = s + r->blocklen;
+        uint64_t from = s > a ? s : a, to = e < b ? e : b;
+        memcpy(rp->buf + (from - a), tmp + (i - c0) * r->blocklen + (from - s), to - from);
+    }
+    return MPI_SUCCESS;
+}
+
 /* Copy the parts of runs that fall in file range [a, b) into rp->buf
- * (which mirrors [a, b)); tmp holds one run's datalog bytes at a time. */
+ * (which mirrors [a, b)). */
 static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, uint64_t b,
                       int *err)
 {
     char *tmp = NULL;
     uint64_t tmp_cap = 0;
-    int rc = 0;
 
-    for (size_t k = 0; k < v->n && rc == 0; k++) {
+    *err = MPI_SUCCESS;
+    for (size_t k = 0; k < v->n && *err == MPI_SUCCESS; k++) {
         const struct logfs_replay_run *r = &v->r[k];
         uint64_t stride = r->stride ? r->stride : r->blocklen, ilo, ihi;
         if (r->offset >= b || r->offset + (r->count - 1) * stride + r->blocklen <= a)
@@ -148,31 +192,26 @@ static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, ui
             ihi = r->count - 1;
         if (ilo > ihi)
             continue;
-        /* at most REPLAY_CHUNK_BYTES of a run's datalog bytes at a time */
-        uint64_t per = REPLAY_CHUNK_BYTES / r->blocklen ? REPLAY_CHUNK_BYTES / r->blocklen : 1;
-        for (uint64_t c0 = ilo; c0 <= ihi && rc == 0; c0 += per) {
+        int scatter = r->blocklen >= REPLAY_SCATTER_MIN;
+        uint64_t per = scatter ? LOGFS_READV_MAX
+            : (REPLAY_CHUNK_BYTES / r->blocklen ? REPLAY_CHUNK_BYTES / r->blocklen : 1);
+        for (uint64_t c0 = ilo; c0 <= ihi && *err == MPI_SUCCESS; c0 += per) {
             uint64_t c1 = c0 + per - 1 < ihi ? c0 + per - 1 : ihi;
             uint64_t len = (c1 - c0 + 1) * r->blocklen;
+            if (scatter) {
+                *err = scatter_blocks(rp, r, stride, c0, c1, a, b);
+                continue;
+            }
             if (len > tmp_cap) {
                 ADIOI_BBFS_FREE(tmp);
                 tmp = ADIOI_Malloc(len);
                 tmp_cap = len;
             }
-            if ((*err = ADIOI_BBFS_Datalogs_read(&rp->logs, (int) r->writer,
-                                                 r->dlog_off + c0 * r->blocklen, tmp, len))) {
-                rc = -1;
-                break;
-            }
-            for (uint64_t i = c0; i <= c1; i++) {
-                uint64_t s = r->offset + i * stride, e = s + r->blocklen;
-                uint64_t from = s > a ? s : a, to = e < b ? e : b;
-                memcpy(rp->buf + (from - a), tmp + (i - c0) * r->blocklen + (from - s),
-                       to - from);
-            }
+            *err = copy_blocks(rp, r, stride, c0, c1, a, b, tmp);
         }
     }
     ADIOI_BBFS_FREE(tmp);
-    return rc;
+    return *err == MPI_SUCCESS ? 0 : -1;
 }
 
 /* One collective write of pieces (file order, disjoint) whose data is
@@ -246,6 +285,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
 {
     struct logfs_plan_opts po = { h->salvage, 0 };
     int progress = h->progress;
+    uint64_t round_bytes = (uint64_t) h->replay_buffer;
     static char myname[] = "ADIOI_BBFS_REPLAY";
     struct replay rp = { comm, lower, NULL, { 0, NULL, NULL }, nwriters, NULL, 0 };
     struct logfs_error le;
@@ -304,11 +344,11 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 mine += v.p[i].length;
         }
 
-        /* Rounds of at most REPLAY_ROUND_BYTES each bound the memory.  One
+        /* Rounds of at most bbfs_replay_buffer bytes bound the memory.  One
          * reduction per epoch both sizes the rounds and tells everyone
          * whether any process has failed so far (then all stop together). */
         int mine_st[2] = { err != MPI_SUCCESS,
-                           (int) ((mine + REPLAY_ROUND_BYTES - 1) / REPLAY_ROUND_BYTES) }, all_st[2];
+                           (int) ((mine + round_bytes - 1) / round_bytes) }, all_st[2];
         MPI_Allreduce(mine_st, all_st, 2, MPI_INT, MPI_MAX, comm);
         if (all_st[0]) {
             if (err == MPI_SUCCESS)
@@ -332,7 +372,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
             uint64_t bytes = 0;
             int my_err = MPI_SUCCESS;
             if (dense) {
-                uint64_t a = lo + (uint64_t) k * REPLAY_ROUND_BYTES, b = a + REPLAY_ROUND_BYTES;
+                uint64_t a = lo + (uint64_t) k * round_bytes, b = a + round_bytes;
                 if (b > hi)
                     b = hi;
                 if (a < b) {
@@ -343,7 +383,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 }
             } else {
                 size_t first = next;
-                while (next < v.n && (bytes == 0 || bytes + v.p[next].length <= REPLAY_ROUND_BYTES))
+                while (next < v.n && (bytes == 0 || bytes + v.p[next].length <= round_bytes))
                     bytes += v.p[next++].length;
                 pc = v.p + first;
                 npc = next - first;
