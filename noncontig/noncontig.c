@@ -5,6 +5,7 @@
  * system and with the same pattern:
  *
  *   raw    each process writes its bytes contiguously with POSIX write()
+ *          (best of three runs)
  *          (what the device gives to an easy pattern)
  *   ufs:   stock ROMIO, independent and collective
  *   bbfs:  the same calls through bbfs (and any extra prefixes given), three
@@ -239,7 +240,14 @@ int main(int argc, char **argv)
         printf("%-8s %-24s %8s %9s %10s   %s\n", "target", "mode", "seconds", "MiB/s",
                "of raw", "ratio");
     }
+    /* The device's best of three: the first run also pays for warming up
+     * the file system (page cache, allocation), which would flatter every
+     * ratio against it. */
     double raw = run_raw(&o, buf);
+    for (int k = 0; k < 2; k++) {
+        double t = run_raw(&o, buf);
+        raw = t < raw ? t : raw;
+    }
     row("raw", "POSIX write, contiguous", raw, mib, NULL, 0, raw);
 
     /* bbfs first, so the memory high-water mark can be read (after the
