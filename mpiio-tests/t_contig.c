@@ -35,9 +35,7 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_get_position(fh, &pos));
     TL_CHECK(pos == 2 * region2 + off + BLOCK, "file pointer at %lld", (long long) pos);
 
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
 
     /* read back the neighbour's blocks, all three ways */
     int peer = (tl_rank + 1) % tl_nprocs;

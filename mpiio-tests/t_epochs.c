@@ -7,13 +7,6 @@
 
 #define SPAN 8192
 
-static void sync_point(MPI_File fh)
-{
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
-}
-
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
@@ -33,14 +26,14 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_write_at(fh, mine, buf, SPAN, MPI_BYTE, &st));
     tl_fill(buf, 100, mine + 1000, 3);
     TL_MPI(MPI_File_write_at(fh, mine + 1000, buf, 100, MPI_BYTE, &st));
-    sync_point(fh);
+    tl_sync_barrier_sync(fh);
 
     /* epoch 2: rank r overwrites the second half of rank (r+1)'s span,
      * collectively. */
     MPI_Offset next = (MPI_Offset) ((r + 1) % P) * SPAN + SPAN / 2;
     tl_fill(buf, SPAN / 2, next, 4);
     TL_MPI(MPI_File_write_at_all(fh, next, buf, SPAN / 2, MPI_BYTE, &st));
-    sync_point(fh);
+    tl_sync_barrier_sync(fh);
 
     /* epoch 3: rank 0 independently overwrites 10 bytes at the start of
      * every span, then all collectively extend the file. */
@@ -51,7 +44,7 @@ int main(int argc, char **argv)
         }
     tl_fill(buf, 64, (MPI_Offset) P * SPAN + r * 64, 6);
     TL_MPI(MPI_File_write_at_all(fh, (MPI_Offset) P * SPAN + r * 64, buf, 64, MPI_BYTE, &st));
-    sync_point(fh);
+    tl_sync_barrier_sync(fh);
 
     /* everyone checks everything */
     long long total = (long long) P * SPAN + P * 64;

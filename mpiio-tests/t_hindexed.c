@@ -44,18 +44,14 @@ int main(int argc, char **argv)
         TL_MPI(MPI_File_write_at(fh, 0, fill, (int) span, MPI_BYTE, &st));
         free(fill);
     }
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
     /* Epoch 2: the hindexed pieces overwrite parts of it. */
     TL_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, ftype, "native", MPI_INFO_NULL));
     TL_MPI(MPI_File_write(fh, mem, 1, mtype, &st));
     int count;
     MPI_Get_count(&st, MPI_BYTE, &count);
     TL_CHECK(count == total, "wrote %d of %lld bytes", count, total);
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
 
     memset(mem, 0, mpos);
     TL_MPI(MPI_File_read_at_all(fh, 0, mem, 1, mtype, &st));
@@ -79,9 +75,7 @@ int main(int argc, char **argv)
     MPI_Offset fpos;
     TL_MPI(MPI_File_get_position(fh, &fpos));
     TL_CHECK(fpos == 40, "position after two tiles is %lld etypes", (long long) fpos);
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
     TL_MPI(MPI_File_read_at_all(fh, 0, farbuf, 40, MPI_BYTE, &st));
     TL_CHECK(memcmp(farbuf, farexp, 40) == 0, "far-out hindexed view read back differs");
     TL_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));

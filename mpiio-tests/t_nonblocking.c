@@ -35,9 +35,7 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_get_position(fh, &pos));
     TL_CHECK(pos == P * BLOCK + off + BLOCK, "individual pointer at %lld after iwrite",
              (long long) pos);
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
 
     MPI_Offset peer = (MPI_Offset) ((tl_rank + 1) % tl_nprocs) * BLOCK;
     TL_MPI(MPI_File_iread_at(fh, P * BLOCK + peer, got[0], BLOCK, MPI_BYTE, &req[0]));

@@ -36,9 +36,7 @@ int main(int argc, char **argv)
     TL_CHECK(pos == 2 * (MPI_Offset) tl_nprocs * REC, "shared pointer at %lld",
              (long long) pos);
     MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
     if (tl_rank == 0) {
         int seen = 0;
         for (int k = 0; k < tl_nprocs; k++) {

@@ -66,9 +66,7 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_set_view(fh, (MPI_Offset) sizeof(int) * GR * GC, MPI_INT, dar, "native",
                              MPI_INFO_NULL));
     TL_MPI(MPI_File_write_all(fh, mem, dn, MPI_INT, &st));
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
 
     /* read both arrays whole, on every rank */
     TL_MPI(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));

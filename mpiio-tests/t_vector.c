@@ -77,9 +77,7 @@ int main(int argc, char **argv)
     TL_CHECK(vpos == 3 * (MPI_Offset) n, "pointer at %lld after region 2, expected %lld",
              (long long) vpos, (long long) (3 * n));
 
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
 
     /* read back own data through the view, independent and collective */
     TL_MPI(MPI_File_read_at(fh, 2 * n, got, (int) n, MPI_BYTE, &st));

@@ -95,9 +95,7 @@ int main(int argc, char **argv)
         TL_MPI(MPI_File_write_at(fh, 0, bg, (int) total, MPI_BYTE, &st));
         free(bg);
     }
-    TL_MPI(MPI_File_sync(fh));
-    MPI_Barrier(MPI_COMM_WORLD);
-    TL_MPI(MPI_File_sync(fh));
+    tl_sync_barrier_sync(fh);
 
     for (int v = 0; v < NVIEWS; v++) {
         MPI_Datatype ft;

@@ -124,3 +124,10 @@ void tl_expect_info(MPI_File fh, const char *key, const char *want)
         TL_CHECK(flag && strcmp(value, want) == 0, "get_info %s=%s, expected %s", key,
                  flag ? value : "(unset)", want);
 }
+
+void tl_sync_barrier_sync(MPI_File fh)
+{
+    TL_MPI(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    TL_MPI(MPI_File_sync(fh));
+}

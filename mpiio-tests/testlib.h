@@ -41,6 +41,10 @@ void tl_fail_mpi(const char *what, int err, const char *file, int line)
     do { int tl_e_ = (call); \
          if (tl_e_ != MPI_SUCCESS) tl_fail_mpi(#call, tl_e_, __FILE__, __LINE__); } while (0)
 
+/* MPI-IO's sync-barrier-sync: afterwards every process of the file sees
+ * what every other one wrote before it. */
+void tl_sync_barrier_sync(MPI_File fh);
+
 /* Expect `err` to be of MPI error class `cls`; returns the error string. */
 const char *tl_expect_class(int err, int cls, const char *what);
 
