@@ -44,7 +44,7 @@ int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *l
     for (uint32_t r = 0; r < m->nwriters; r++) {
         if (!m->w[r].metalog)
             return LOGFS_EINVAL;
-        cap += 40 + strlen(m->w[r].host) + strlen(m->w[r].metalog);
+        cap += 64 + strlen(m->w[r].host) + strlen(m->w[r].metalog);
     }
     char *out = malloc(cap);
     if (!out)
@@ -52,8 +52,8 @@ int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *l
     size_t n = (size_t) snprintf(out, cap, "bbfs-manifest %d\nfile_id %016" PRIx64 "\nwriters %" PRIu32 "\n",
                                  LOGFS_MANIFEST_VERSION, m->file_id, m->nwriters);
     for (uint32_t r = 0; r < m->nwriters; r++)
-        n += (size_t) snprintf(out + n, cap - n, "writer %" PRIu32 " %s %s\n", r, m->w[r].host,
-                               m->w[r].metalog);
+        n += (size_t) snprintf(out + n, cap - n, "writer %" PRIu32 " %s %" PRIu64 " %s\n", r,
+                               m->w[r].host, m->w[r].epochs, m->w[r].metalog);
     *text = out;
     *len = n;
     return LOGFS_OK;
@@ -88,8 +88,8 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
     if (next_line(&p, end, line, sizeof(line)) || sscanf(line, "bbfs-manifest %d", &version) != 1)
         return logfs_fail(err, LOGFS_EFORMAT, 0, "not a bbfs manifest (first line \"%.40s\")",
                           len ? line : "");
-    if (version != LOGFS_MANIFEST_VERSION)
-        return logfs_fail(err, LOGFS_EVERSION, 0, "manifest version %d, this bbfs reads %d",
+    if (version < 1 || version > LOGFS_MANIFEST_VERSION)
+        return logfs_fail(err, LOGFS_EVERSION, 0, "manifest version %d, this bbfs reads 1 to %d",
                           version, LOGFS_MANIFEST_VERSION);
     lineno++;
     if (next_line(&p, end, line, sizeof(line)) || sscanf(line, "file_id %" SCNx64, &id) != 1)
@@ -102,14 +102,20 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         return logfs_fail(err, rc, 0, "manifest: cannot allocate %" PRIu32 " writers", n);
     for (uint32_t k = 0; k < n; k++) {
         lineno++;
-        if (next_line(&p, end, line, sizeof(line))
-            || sscanf(line, "writer %" SCNu32 " %255s %7999[^\n]", &rank, host, path) != 3
-            || rank != k || logfs_manifest_set(m, rank, host, path) != LOGFS_OK) {
+        uint64_t epochs = 0;
+        int ok = next_line(&p, end, line, sizeof(line)) == 0
+            && (version == 1
+                ? sscanf(line, "writer %" SCNu32 " %255s %7999[^\n]", &rank, host, path) == 3
+                : sscanf(line, "writer %" SCNu32 " %255s %" SCNu64 " %7999[^\n]", &rank, host,
+                         &epochs, path) == 4)
+            && rank == k && logfs_manifest_set(m, rank, host, path) == LOGFS_OK;
+        if (!ok) {
             logfs_manifest_free(m);
             return logfs_fail(err, LOGFS_ECORRUPT, 0,
-                              "manifest line %d: expected \"writer %" PRIu32 " HOST /PATH\"",
-                              lineno, k);
+                              "manifest line %d: expected \"writer %" PRIu32 " HOST %s/PATH\"",
+                              lineno, k, version == 1 ? "" : "EPOCHS ");
         }
+        m->w[k].epochs = epochs;
     }
     return LOGFS_OK;
 }

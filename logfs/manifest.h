@@ -3,11 +3,18 @@
  * while logs are pending.  It says which logs hold the file's newer bytes,
  * so that delete, a later open and bbfs-replay find them:
  *
- *     bbfs-manifest 1
+ *     bbfs-manifest 2
  *     file_id 00c0ffee12345678
  *     writers 2
- *     writer 0 node17 /local/bb/out.dat.00c0ffee12345678.0.metalog
- *     writer 1 node17 /local/bb/out.dat.00c0ffee12345678.1.metalog
+ *     writer 0 node17 3 /local/bb/out.dat.00c0ffee12345678.0.metalog
+ *     writer 1 node17 3 /local/bb/out.dat.00c0ffee12345678.1.metalog
+ *
+ * Each writer line: rank, host, the epochs its log sealed when the writer
+ * closed the file (0 while it has not: a writer that crashed leaves 0, and
+ * its seal file says what its syncs covered), metalog path.  A replay that
+ * finds fewer sealed epochs in a metalog than its manifest line promises
+ * knows the log lost synced data.  Version 1 manifests (no epochs) are
+ * read as epochs 0.
  *
  * The other files of a writer's log (datalog, seal) are named after its
  * metalog (see writer.h).  Paths may not contain newlines; hosts may not
@@ -25,12 +32,13 @@
 extern "C" {
 #endif
 
-#define LOGFS_MANIFEST_VERSION 1
+#define LOGFS_MANIFEST_VERSION 2
 #define LOGFS_MANIFEST_HOST_MAX 256
 
 struct logfs_manifest_writer {
     char host[LOGFS_MANIFEST_HOST_MAX]; /* where the logs are (node-local storage) */
     char *metalog;                      /* absolute path of the metalog (malloc'ed) */
+    uint64_t epochs;                    /* sealed at the writer's close; 0: not closed */
 };
 
 struct logfs_manifest {

@@ -6,6 +6,7 @@
  */
 #include "planner.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,7 @@ struct logfs_plan {
     uint32_t nwriters;
     char **datalogs;
     char **warnings;
+    uint64_t *sealed;  /* epochs each writer's metalog sealed */
     struct epoch *epochs;
     size_t nepochs, cap;
 };
@@ -230,7 +232,7 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
             rc = grow_epochs(p, epoch + 1);
             if (!rc)
                 rc = fold(p, epoch, &w);
-            epoch++;
+            p->sealed[rank] = ++epoch;
             break;
         }
         if (rc) {
@@ -633,7 +635,8 @@ int logfs_plan_build_flags(const char *const *metalogs, size_t n, const struct l
     p = calloc(1, sizeof *p);
     rd = calloc(n, sizeof *rd);
     if (!p || !rd || !(p->datalogs = calloc(n, sizeof *p->datalogs)) ||
-        !(p->warnings = calloc(n, sizeof *p->warnings))) {
+        !(p->warnings = calloc(n, sizeof *p->warnings)) ||
+        !(p->sealed = calloc(n, sizeof *p->sealed))) {
         rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
         goto out;
     }
@@ -694,6 +697,7 @@ void logfs_plan_free(struct logfs_plan *p)
         free(p->warnings[i]);
     free(p->datalogs);
     free(p->warnings);
+    free(p->sealed);
     free(p->epochs);
     free(p);
 }
@@ -721,6 +725,24 @@ const char *logfs_plan_datalog(const struct logfs_plan *p, uint32_t rank)
 const char *logfs_plan_warning(const struct logfs_plan *p, uint32_t rank)
 {
     return rank < p->nwriters ? p->warnings[rank] : NULL;
+}
+
+uint64_t logfs_plan_writer_epochs(const struct logfs_plan *p, uint32_t rank)
+{
+    return rank < p->nwriters ? p->sealed[rank] : 0;
+}
+
+int logfs_plan_check_sealed(const struct logfs_plan *p, const uint64_t *promised,
+                            struct logfs_error *err)
+{
+    for (uint32_t w = 0; w < p->nwriters; w++)
+        if (p->sealed[w] < promised[w])
+            return logfs_fail(err, LOGFS_ELOST, 0,
+                              "writer %" PRIu32 " closed its log after %" PRIu64 " epochs, but "
+                              "its metalog seals only %" PRIu64 ": synced data is missing "
+                              "(a truncated, or older copy of the log?)",
+                              w, promised[w], p->sealed[w]);
+    return LOGFS_OK;
 }
 
 uint64_t logfs_plan_epoch_bytes(const struct logfs_plan *p, uint64_t e)

@@ -127,6 +127,20 @@ const char *logfs_plan_datalog(const struct logfs_plan *p, uint32_t rank);
 /* @return why writer @p rank's log was only partly used (salvage), or NULL. */
 const char *logfs_plan_warning(const struct logfs_plan *p, uint32_t rank);
 
+/* @return the epochs writer @p rank's metalog sealed (what the plan uses
+ *         of it; with salvage, those before the damage). */
+uint64_t logfs_plan_writer_epochs(const struct logfs_plan *p, uint32_t rank);
+
+/*
+ * Check the plan against the epochs each writer was known to have sealed
+ * when it closed the file (the manifest's count; 0 promises nothing).
+ * @param promised  nwriters counts
+ * @return LOGFS_OK, or LOGFS_ELOST naming the first writer whose metalog
+ *         seals fewer: synced data is missing (a truncated or stale log)
+ */
+int logfs_plan_check_sealed(const struct logfs_plan *p, const uint64_t *promised,
+                            struct logfs_error *err);
+
 /* @return bytes epoch @p e writes in total. */
 uint64_t logfs_plan_epoch_bytes(const struct logfs_plan *p, uint64_t e);
 

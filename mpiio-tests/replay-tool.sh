@@ -48,12 +48,29 @@ check "the restarted replay gives the reference file" cmp "$work/ref.dat" "$work
 mkdir -p "$work/logs-short"
 ROMIO_HINTS="$work/hints" BBFS_LOGDIR="$work/logs-short" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/short.dat" </dev/null >"$work/w3.out" 2>&1 \
     || { cat "$work/w3.out"; echo "FAIL: writing pending logs"; exit 1; }
-ml2=$(sed -n 's/^writer 2 [^ ]* //p' "$work/.short.dat.bbfs-manifest")
+ml2=$(sed -n 's/^writer 2 [^ ]* [0-9]* //p' "$work/.short.dat.bbfs-manifest")
 truncate -s 100 "${ml2%.metalog}.datalog"
 rc=$(timeout 120 "$MPIEXEC" -n 3 "$tool" --quiet "$work/short.dat" </dev/null >"$work/short.out" 2>&1; echo $?)
 check "a short datalog fails the replay (exit 1, no hang)" test "$rc" = 1
 check "the failure says the datalog is short" grep -q "shorter than its metalog" "$work/short.out"
 check "the failed replay keeps the manifest" test -f "$work/.short.dat.bbfs-manifest"
+
+# A metalog cut back with its seal gone reads as a clean, shorter log; the
+# manifest's count of the epochs its writer closed it with catches the loss.
+mkdir -p "$work/logs-lost"
+ROMIO_HINTS="$work/hints" BBFS_LOGDIR="$work/logs-lost" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/lost.dat" </dev/null >"$work/w4.out" 2>&1 \
+    || { cat "$work/w4.out"; echo "FAIL: writing pending logs"; exit 1; }
+check "the manifest records the epochs each writer closed with" \
+    grep -q "^writer 3 [^ ]* [1-9][0-9]* /" "$work/.lost.dat.bbfs-manifest"
+ml3=$(sed -n 's/^writer 3 [^ ]* [0-9]* //p' "$work/.lost.dat.bbfs-manifest")
+truncate -s $(( $(stat -c %s "$ml3") * 6 / 10 )) "$ml3"
+rm -f "${ml3%.metalog}.sealed"
+rc=$(run_tool "$work/lost" --dry-run "$work/lost.dat")
+check "a log that lost closed epochs fails even a dry run" test "$rc" = 1
+check "the failure says synced data is missing" grep -q "synced data is missing" "$work/lost"
+rc=$(run_tool "$work/lost-salvage" --salvage "$work/lost.dat")
+check "--salvage replays what the log still holds" test "$rc" = 0
+check "--salvage says what was missing" grep -q "synced data is missing" "$work/lost-salvage"
 
 rc=$(run_tool "$work/help" --help)
 check "--help exits 0" test "$rc" = 0
@@ -66,7 +83,7 @@ check "--dry-run lists epochs with bytes" grep -q "^epoch 0: [0-9]* bytes" "$wor
 check "--dry-run changes nothing" test -f "$manifest"
 
 # Corrupt writer 1's first WRITE record payload (header record: 37 bytes).
-ml=$(sed -n 's/^writer 1 [^ ]* //p' "$manifest")
+ml=$(sed -n 's/^writer 1 [^ ]* [0-9]* //p' "$manifest")
 printf '\x55' | dd of="$ml" bs=1 seek=50 conv=notrunc status=none
 rc=$(run_tool "$work/refuse" "$work/data")
 check "a corrupt metalog makes the replay fail" test "$rc" = 1

@@ -6,6 +6,8 @@
  *                                                 bytes survive to the file
  *   - manifest with a different writer count      MPI_ERR_IO at replay
  *   - metalog with a flipped byte in the middle   MPI_ERR_IO at replay
+ *   - metalog that lost its last epochs and its   MPI_ERR_IO at replay, unless
+ *     seal (an old or truncated copy)             bbfs_salvage=true
  *   - bbfs_logdir the user may not write          MPI_ERR_ACCESS
  *
  * The file under test gets one plain write so the runner can compare it;
@@ -163,7 +165,7 @@ int main(int argc, char **argv)
     if (tl_rank == 0) {
         char *man = slurp((manifest_name(tl_path(sib), mpath, sizeof(mpath)), mpath), &len);
         char ml[4200];
-        TL_CHECK(sscanf(strstr(man, "writer 0 "), "writer 0 %*s %4199s", ml) == 1,
+        TL_CHECK(sscanf(strstr(man, "writer 0 "), "writer 0 %*s %*s %4199s", ml) == 1,
                  "manifest names no metalog for writer 0");
         free(man);
         long mlen;
@@ -177,6 +179,39 @@ int main(int argc, char **argv)
     }
     MPI_Barrier(MPI_COMM_WORLD);
     expect_open_error(sib, MPI_ERR_IO, "corrupt metalog", "corrupt");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (tl_rank == 0)
+        MPI_File_delete(sib, MPI_INFO_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* a metalog cut back to 60 % with its seal gone: alone it reads as a
+     * clean shorter log, but the manifest says how many epochs its writer
+     * closed it with */
+    tl_sibling(name, ".lost", sib, sizeof(sib));
+    write_pending(sib, 3);
+    if (tl_rank == 0) {
+        int victim = tl_nprocs - 1;
+        char *man = slurp((manifest_name(tl_path(sib), mpath, sizeof(mpath)), mpath), &len);
+        char key[32], ml[4200], seal[4200];
+        snprintf(key, sizeof(key), "writer %d ", victim);
+        TL_CHECK(strstr(man, key) && sscanf(strstr(man, key) + strlen(key), "%*s %*s %4199s",
+                                            ml) == 1, "manifest names no metalog for %s", key);
+        free(man);
+        long mlen;
+        free(slurp(ml, &mlen));
+        TL_CHECK(truncate(ml, mlen * 6 / 10) == 0, "truncate %s: %s", ml, strerror(errno));
+        snprintf(seal, sizeof(seal), "%.*s.sealed", (int) (strlen(ml) - strlen(".metalog")), ml);
+        TL_CHECK(unlink(seal) == 0, "unlink %s: %s", seal, strerror(errno));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_open_error(sib, MPI_ERR_IO, "metalog that lost epochs", "synced data is missing");
+    info = hint("bbfs_salvage", "true", NULL, NULL);
+    TL_MPI(MPI_File_open(MPI_COMM_WORLD, sib, MPI_MODE_RDONLY, info, &fh));
+    MPI_Info_free(&info);
+    TL_MPI(MPI_File_read_at(fh, 0, got, BLOCK, MPI_BYTE, &st));
+    if (tl_nprocs > 1)          /* writer 0's log is whole: its last epoch stands */
+        tl_verify(got, BLOCK, 0, 2, "rank 0's last epoch after salvage");
+    TL_MPI(MPI_File_close(&fh));
     MPI_Barrier(MPI_COMM_WORLD);
     if (tl_rank == 0)
         MPI_File_delete(sib, MPI_INFO_NULL);

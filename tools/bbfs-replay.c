@@ -125,6 +125,20 @@ static int describe(const char *path, int dry_run, int salvage, struct summary *
         logfs_manifest_free(&m);
         return 1;
     }
+    uint64_t *promised = malloc(sizeof(uint64_t) * m.nwriters);
+    for (uint32_t w = 0; w < m.nwriters; w++)
+        promised[w] = m.w[w].epochs;
+    rc = logfs_plan_check_sealed(plan, promised, &le);
+    free(promised);
+    if (rc != LOGFS_OK) {
+        fprintf(stderr, "bbfs-replay: %s: %s\n", path, le.msg);
+        if (!salvage) {
+            fprintf(stderr, "bbfs-replay: --salvage replays what the logs still hold\n");
+            logfs_plan_free(plan);
+            logfs_manifest_free(&m);
+            return 1;
+        }
+    }
     s->writers = m.nwriters;
     s->epochs = logfs_plan_nepochs(plan);
     for (uint64_t e = 0; e < s->epochs; e++)
@@ -133,7 +147,10 @@ static int describe(const char *path, int dry_run, int salvage, struct summary *
         printf("file     %s\nmanifest %s\nfile id  %016llx\nwriters  %u\n", path, mpath,
                (unsigned long long) m.file_id, m.nwriters);
         for (uint32_t w = 0; w < m.nwriters; w++)
-            printf("  writer %u on %s: %s\n", w, m.w[w].host, m.w[w].metalog);
+            printf("  writer %u on %s: %s, %llu epochs sealed (%llu at its close)\n", w,
+                   m.w[w].host, m.w[w].metalog,
+                   (unsigned long long) logfs_plan_writer_epochs(plan, w),
+                   (unsigned long long) m.w[w].epochs);
         for (uint64_t e = 0; e < s->epochs; e++) {
             struct logfs_resize rs;
             logfs_plan_resize(plan, e, &rs);

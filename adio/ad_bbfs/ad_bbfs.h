@@ -79,6 +79,7 @@ typedef struct ADIOI_BBFS_File {
     uint64_t file_id;           /* in every metalog header and the manifest */
     int nwriters;               /* processes that opened the file */
     char **metalogs;            /* metalog path of every writer, by rank */
+    struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
 
     /* Other processes' synced writes (ad_bbfs_read.c), rebuilt after a sync. */
@@ -190,7 +191,8 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm */
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, int nwriters, const ADIOI_BBFS_Hints * h);
+                      char *const *metalogs, int nwriters, const uint64_t * promised,
+                      const ADIOI_BBFS_Hints * h);
 
 /* ADIOI_Free aborts on NULL; most of our frees may see one. */
 #define ADIOI_BBFS_FREE(p) do { if (p) ADIOI_Free(p); } while (0)

@@ -108,6 +108,20 @@ static int manifest_write(ADIOI_BBFS_File * bf, const char *text, size_t len)
     return err;
 }
 
+/* Rank 0: write bf->manifest as it stands. */
+static int manifest_publish(ADIOI_BBFS_File * bf)
+{
+    static char myname[] = "ADIOI_BBFS_MANIFEST_PUBLISH";
+    char *text = NULL;
+    size_t len;
+    int rc = logfs_manifest_format(bf->manifest, &text, &len);
+    int err = rc == LOGFS_OK ? manifest_write(bf, text, len)
+        : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot describe the logs in a manifest");
+
+    free(text);
+    return err;
+}
+
 /* Read the manifest if there is one.  *text = NULL when there is none. */
 static int manifest_read(ADIOI_BBFS_File * bf, char **text, size_t *len)
 {
@@ -293,11 +307,15 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         *error_code = lower_err;
     } else {
         char **paths = ADIOI_Malloc(sizeof(char *) * m.nwriters);
-        for (uint32_t r = 0; r < m.nwriters; r++)
+        uint64_t *promised = ADIOI_Malloc(sizeof(uint64_t) * m.nwriters);
+        for (uint32_t r = 0; r < m.nwriters; r++) {
             paths[r] = m.w[r].metalog;
+            promised[r] = m.w[r].epochs;
+        }
         *error_code = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, (int) m.nwriters,
-                                        &bf->hints);
+                                        promised, &bf->hints);
         ADIOI_BBFS_FREE(paths);
+        ADIOI_BBFS_FREE(promised);
         side_close(lo);
     }
     *error_code = agree_on_error(fd->comm, myname, *error_code);
@@ -393,21 +411,13 @@ static void log_start(ADIO_File fd, int *error_code)
     for (int r = 0; r < bf->nwriters; r++)
         bf->metalogs[r] = ADIOI_Strdup(all[r].path);
     if (rank == 0) {
-        struct logfs_manifest m;
-        char *text = NULL;
-        size_t len;
-        rc = logfs_manifest_init(&m, bf->file_id, (uint32_t) bf->nwriters);
+        struct logfs_manifest *m = bf->manifest = ADIOI_Calloc(1, sizeof(*m));
+        rc = logfs_manifest_init(m, bf->file_id, (uint32_t) bf->nwriters);
         for (int r = 0; r < bf->nwriters && rc == LOGFS_OK; r++)
-            rc = logfs_manifest_set(&m, (uint32_t) r, all[r].host, all[r].path);
-        if (rc == LOGFS_OK)
-            rc = logfs_manifest_format(&m, &text, &len);
-        if (rc != LOGFS_OK)
-            err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot describe the logs in a "
-                                       "manifest (hostname or log path with blanks?)");
-        else
-            err = manifest_write(bf, text, len);
-        free(text);
-        logfs_manifest_free(&m);
+            rc = logfs_manifest_set(m, (uint32_t) r, all[r].host, all[r].path);
+        err = rc == LOGFS_OK ? manifest_publish(bf)
+            : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot describe the logs in a "
+                                   "manifest (hostname or log path with blanks?)");
     }
     ADIOI_BBFS_FREE(all);
     *error_code = agree_on_error(fd->comm, myname, err);
@@ -424,12 +434,36 @@ static void log_start(ADIO_File fd, int *error_code)
     }
 }
 
+/* A deferred close tells the manifest how many epochs each writer sealed,
+ * so that a replay notices a log that lost some (ADIOI_BBFS_Replay). */
+static int manifest_record_epochs(ADIO_File fd, uint64_t sealed)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    uint64_t *all = NULL;
+    int rank, err = MPI_SUCCESS;
+
+    MPI_Comm_rank(fd->comm, &rank);
+    if (rank == 0)
+        all = ADIOI_Malloc(sizeof(uint64_t) * bf->nwriters);
+    MPI_Gather(&sealed, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, fd->comm);
+    if (rank == 0) {
+        for (int r = 0; r < bf->nwriters; r++)
+            bf->manifest->w[r].epochs = all[r];
+        err = manifest_publish(bf);
+        ADIOI_Free(all);
+    }
+    return err;
+}
+
 static void free_metalogs(ADIOI_BBFS_File * bf)
 {
     for (int r = 0; bf->metalogs && r < bf->nwriters; r++)
         ADIOI_BBFS_FREE(bf->metalogs[r]);
     ADIOI_BBFS_FREE(bf->metalogs);
     bf->metalogs = NULL;
+    if (bf->manifest)
+        logfs_manifest_free(bf->manifest);
+    ADIOI_BBFS_FREE(bf->manifest);
 }
 
 /* End the logs; replay them into the canonical file if asked, and then
@@ -446,15 +480,24 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
     ADIOI_BBFS_Remote_reset(bf);
     bf->own_end = 0;
     bf->remote_end = 0;
+    uint64_t sealed = 0;        /* 0: promise nothing (no log, or it failed) */
     if (bf->writer) {
         ml = ADIOI_Strdup(logfs_writer_metalog_path(bf->writer));
+        sealed = logfs_writer_epoch(bf->writer) + 1;
         rc = logfs_writer_close(bf->writer, &le);
         bf->writer = NULL;
-        if (rc != LOGFS_OK)
+        if (rc != LOGFS_OK) {
             err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+            sealed = 0;
+        }
     }
     /* A replay needs every log closed (and every process to know it); a
-     * deferred close only reports its own outcome. */
+     * deferred close only reports its own outcome, and rank 0's manifest. */
+    if (!replay) {
+        int m_err = manifest_record_epochs(fd, sealed);
+        if (err == MPI_SUCCESS)
+            err = m_err;
+    }
     *error_code = replay ? agree_on_error(fd->comm, myname, err) : err;
     if (*error_code == MPI_SUCCESS && replay) {
         /* The handle's own lower file is open for writing: replay through
@@ -464,7 +507,7 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
             ADIO_ImmediateOpen(lo, &err);
         if (err == MPI_SUCCESS)
             err = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, bf->metalogs, bf->nwriters,
-                                    &bf->hints);
+                                    NULL, &bf->hints);
         *error_code = agree_on_error(fd->comm, myname, err);
         if (*error_code == MPI_SUCCESS) {
             if (rank == 0)

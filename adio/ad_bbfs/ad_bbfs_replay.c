@@ -281,7 +281,8 @@ static int resize_to(struct replay *rp, uint64_t size, int only_grow)
 }
 
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, int nwriters, const ADIOI_BBFS_Hints * h)
+                      char *const *metalogs, int nwriters, const uint64_t * promised,
+                      const ADIOI_BBFS_Hints * h)
 {
     struct logfs_plan_opts po = { h->salvage, 0 };
     int progress = h->progress;
@@ -298,6 +299,14 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
     rc = logfs_plan_build((const char *const *) metalogs, (size_t) nwriters, &po, &rp.plan, &le);
+    /* Logs that lost epochs their writers had closed fail the replay; with
+     * salvage, what they still hold is replayed and the loss reported. */
+    if (rc == LOGFS_OK && promised && (rc = logfs_plan_check_sealed(rp.plan, promised, &le))
+        && h->salvage) {
+        if (rank == 0)
+            fprintf(stderr, "bbfs replay %s: %s\n", canonical, le.msg);
+        rc = LOGFS_OK;
+    }
     if (rc != LOGFS_OK) {
         char msg[LOGFS_ERRMSG_MAX + PATH_MAX];
         snprintf(msg, sizeof(msg), "cannot replay the logs of %s: %s", canonical, le.msg);

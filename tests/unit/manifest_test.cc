@@ -32,6 +32,7 @@ logfs_manifest TwoWriters()
     EXPECT_EQ(LOGFS_OK, logfs_manifest_init(&m, 0xc0ffee12345678ULL, 2));
     EXPECT_EQ(LOGFS_OK, logfs_manifest_set(&m, 0, "node1", "/bb/out.dat.1.0.metalog"));
     EXPECT_EQ(LOGFS_OK, logfs_manifest_set(&m, 1, "node2", "/bb/out dir/out.dat.1.1.metalog"));
+    m.w[1].epochs = 7;
     return m;
 }
 
@@ -41,16 +42,37 @@ TEST(Manifest, FormatThenParseGivesTheSameWriters)
 {
     logfs_manifest m = TwoWriters(), back;
     std::string text = Format(m);
-    EXPECT_EQ("bbfs-manifest 1\nfile_id 00c0ffee12345678\nwriters 2\n"
-              "writer 0 node1 /bb/out.dat.1.0.metalog\n"
-              "writer 1 node2 /bb/out dir/out.dat.1.1.metalog\n", text);
+    EXPECT_EQ("bbfs-manifest 2\nfile_id 00c0ffee12345678\nwriters 2\n"
+              "writer 0 node1 0 /bb/out.dat.1.0.metalog\n"
+              "writer 1 node2 7 /bb/out dir/out.dat.1.1.metalog\n", text);
     ASSERT_EQ(LOGFS_OK, Parse(text, &back));
     EXPECT_EQ(m.file_id, back.file_id);
     ASSERT_EQ(2u, back.nwriters);
     EXPECT_STREQ("node2", back.w[1].host);
     EXPECT_STREQ("/bb/out dir/out.dat.1.1.metalog", back.w[1].metalog);
+    EXPECT_EQ(0u, back.w[0].epochs);
+    EXPECT_EQ(7u, back.w[1].epochs);
     logfs_manifest_free(&m);
     logfs_manifest_free(&back);
+}
+
+TEST(Manifest, VersionOneManifestsAreReadWithNoEpochs)
+{
+    logfs_manifest back;
+    ASSERT_EQ(LOGFS_OK, Parse("bbfs-manifest 1\nfile_id 1\nwriters 1\n"
+                              "writer 0 h /bb/a 7.metalog\n", &back));
+    EXPECT_STREQ("/bb/a 7.metalog", back.w[0].metalog);
+    EXPECT_EQ(0u, back.w[0].epochs);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, AVersionTwoWriterLineWithoutEpochsIsCorrupt)
+{
+    logfs_manifest back;
+    std::string msg;
+    EXPECT_EQ(LOGFS_ECORRUPT, Parse("bbfs-manifest 2\nfile_id 1\nwriters 1\n"
+                                    "writer 0 h /a.metalog\n", &back, &msg));
+    EXPECT_NE(std::string::npos, msg.find("EPOCHS")) << msg;
 }
 
 TEST(Manifest, AMissingWriterCannotBeFormatted)
@@ -86,8 +108,8 @@ TEST(Manifest, ANewerVersionIsAClearError)
 {
     logfs_manifest m;
     std::string msg;
-    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 2\n", &m, &msg));
-    EXPECT_NE(std::string::npos, msg.find("version 2"));
+    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 3\n", &m, &msg));
+    EXPECT_NE(std::string::npos, msg.find("version 3"));
 }
 
 TEST(Manifest, AWriterCountThatDoesNotMatchTheLinesIsCorrupt)

@@ -2,6 +2,7 @@
 // Each test writes real logs, replays them into a file, and compares it with
 // a byte model of what MPI semantics say the file must hold.
 #include <gtest/gtest.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <memory>
@@ -311,6 +312,39 @@ TEST_F(Planner, UnsealedWritesAreLeftOutUnlessAskedFor)
     Build(&o);
     EXPECT_EQ(2u, logfs_plan_nepochs(plan));
     EXPECT_EQ(model, Replay(1, "out2"));
+}
+
+TEST_F(Planner, EachWritersSealedEpochsAreCounted)
+{
+    // Writer 1 crashes after the first sync; writer 0 syncs again and closes.
+    Writers(2);
+    Write(0, 0, 10);
+    Write(1, 10, 10);
+    SyncAll();
+    Write(1, 30, 10);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_flush(ws[1], &err));
+    logfs_writer_abandon(ws[1]);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(ws[0], &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_close(ws[0], &err));
+    ws.clear();
+    Build();
+    EXPECT_EQ(3u, logfs_plan_writer_epochs(plan, 0)); // sync, sync, close
+    EXPECT_EQ(1u, logfs_plan_writer_epochs(plan, 1)); // its unsealed write does not count
+    EXPECT_EQ(0u, logfs_plan_writer_epochs(plan, 2)); // no such writer
+}
+
+TEST_F(Planner, AMetalogSealingFewerEpochsThanPromisedIsLost)
+{
+    Writers(2);
+    Write(0, 0, 10);
+    Write(1, 10, 10);
+    SyncAll();
+    CloseAll(); // each sealed 2 epochs
+    Build();
+    uint64_t kept[2] = {2, 0}, more[2] = {2, 3};
+    EXPECT_EQ(LOGFS_OK, logfs_plan_check_sealed(plan, kept, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_ELOST, logfs_plan_check_sealed(plan, more, &err));
+    EXPECT_NE(nullptr, strstr(err.msg, "writer 1 closed its log after 3 epochs")) << err.msg;
 }
 
 TEST_F(Planner, CrashAfterSyncLosesNothingTheSyncCovered)
