@@ -7,6 +7,8 @@
  *   mpiio    visible after sync-barrier-sync
  *   session  not visible after syncs; visible after close and reopen
  *
+ * In every model the writer reads its own write back after its sync.
+ *
  * On ufs: (the reference, POSIX semantics) every read sees the data, so
  * the "not visible" check runs on bbfs only.  Needs 2 or more processes. */
 #include "testlib.h"
@@ -61,6 +63,10 @@ static void one_model(const char *name, const char *model, int bbfs)
         if (!strcmp(model, "session") && bbfs)
             TL_CHECK(!seen, "session: visible before close/open");
     }
+    /* Whatever the model, a process always reads its own writes, synced too. */
+    if (tl_rank == 1)
+        TL_CHECK(read_block(fh, got), "%s: the writer does not read its own synced write",
+                 model);
     TL_MPI(MPI_File_close(&fh));
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, fname, MPI_MODE_RDONLY, info, &fh));
     if (tl_rank == 0)

@@ -7,6 +7,9 @@
  *      datalogs are files here (across nodes it is bbserver's job);
  *   3. the canonical file, through the lower driver.
  *
+ * Under session consistency (2) is never looked at, and (1) covers all of
+ * this process's epochs since the open.
+ *
  * One request may be served from all three.  When (2) is looked at depends
  * on bbfs_consistency:
  *
@@ -188,9 +191,11 @@ static int resolve(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data
     c->dst = c->packed + data_off;
     c->base = off;
     if (bf->writer)
-        /* Own bytes of earlier epochs are in the synced view with everyone's. */
+        /* Own bytes of earlier epochs are in the synced view with everyone's;
+         * without one (session consistency) they come from the own log too. */
         return logfs_writer_lookup(bf->writer, (uint64_t) off, (uint64_t) len,
-                                   logfs_writer_epoch(bf->writer), from_own, c) != 0;
+                                   bf->remote ? logfs_writer_epoch(bf->writer) : 0,
+                                   from_own, c) != 0;
     return from_own(c, &hole);
 }
 
