@@ -39,6 +39,14 @@ check_PROGRAMS += %reldir%/t_replay_rounds
 TESTS += %reldir%/t_replay_rounds.mpi
 EXTRA_DIST += %reldir%/t_replay_rounds.mpi
 
+check_PROGRAMS += %reldir%/t_random
+%canon_reldir%_t_random_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_random_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_RANDOM_SPECS = %reldir%/t_random.mpi %reldir%/t_random_commit.mpi \
+	%reldir%/t_random_posix.mpi %reldir%/t_random_replay.mpi
+TESTS += $(MPIIO_RANDOM_SPECS)
+EXTRA_DIST += $(MPIIO_RANDOM_SPECS)
+
 check_PROGRAMS += %reldir%/t_hindexed
 %canon_reldir%_t_hindexed_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_hindexed_LDADD = $(MPIIO_TEST_LDADD)
