@@ -9,7 +9,8 @@
  * nonblocking), and may read its zone and the unowned ones at any time
  * (nobody else writes there in the epoch, so MPI-IO defines what it sees).
  * After the epoch's sync-barrier-sync every byte is defined: each process
- * reads random ranges anywhere and checks the size.  T_RANDOM_SEED=N picks
+ * reads random ranges anywhere and checks the size.  Some epochs start with
+ * MPI_File_set_size (shrink or grow).  T_RANDOM_SEED=N picks
  * another sequence (the suite runs the default one). */
 #include "testlib.h"
 #include <stdint.h>
@@ -148,6 +149,37 @@ static void check_read(MPI_File fh, long off, long len, const char *when)
     free(got);
 }
 
+/* MPI_File_set_size at the start of an epoch: epochs 2 and 5 cut the file
+ * somewhere in its first 3/4 (then rank 0 writes a new background over the
+ * cut part, so no one writes past the end and leaves a hole), epochs 3 and 6
+ * grow it by up to a zone of zeros. */
+static void resize(MPI_File fh, int e, long total)
+{
+    MPI_Status st;
+    MPI_Offset size;
+
+    rng = 0x512eULL ^ ((uint64_t) e << 4) ^ seed;
+    long to = e % 3 == 2 ? pick(total / 8, total * 3 / 4) : total + pick(1, ZONE);
+    TL_MPI(MPI_File_set_size(fh, to));
+    if (to > model_size)
+        memset(model + model_size, 0, (size_t) (to - model_size));
+    model_size = to;
+    TL_MPI(MPI_File_get_size(fh, &size));
+    TL_CHECK(size == to, "epoch %d: size %lld after set_size(%ld)", e, (long long) size, to);
+    check_read(fh, to - 100 > 0 ? to - 100 : 0, 300, "across the new end");
+    MPI_Barrier(MPI_COMM_WORLD);       /* everyone looked before rank 0 writes */
+    if (to < total) {
+        unsigned char *bg = malloc((size_t) (total - to));
+        tl_fill(bg, (size_t) (total - to), to, 3 + e);
+        if (tl_rank == 0)
+            TL_MPI(MPI_File_write_at(fh, to, bg, (int) (total - to), MPI_BYTE, &st));
+        memcpy(model + to, bg, (size_t) (total - to));
+        model_size = total;
+        free(bg);
+        tl_sync_barrier_sync(fh);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
@@ -158,7 +190,7 @@ int main(int argc, char **argv)
     seed = getenv("T_RANDOM_SEED") ? strtoull(getenv("T_RANDOM_SEED"), NULL, 0) << 48 : 0;
     nzones = 2 * tl_nprocs;
     total = (long) nzones * ZONE;
-    model = calloc((size_t) total, 1);
+    model = calloc((size_t) (total + ZONE), 1);    /* room for a grown file */
     unsigned char *buf = malloc(ZONE);
 
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
@@ -176,6 +208,8 @@ int main(int argc, char **argv)
 
     for (int e = 1; e <= EPOCHS; e++) {
         int mine = zone_of(tl_rank, e);
+        if (e % 3 != 1)
+            resize(fh, e, total);
         for (int k = 0; k < OPS; k++) {
             struct op o = make_op(tl_rank, e, k, mine);
             do_op(fh, &o, buf);
