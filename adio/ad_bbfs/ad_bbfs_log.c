@@ -344,6 +344,17 @@ static uint64_t new_file_id(const char *path)
     return id ^ ((uint64_t) tv.tv_sec << 20) ^ (uint64_t) tv.tv_usec ^ ((uint64_t) getpid() << 40);
 }
 
+static void free_metalogs(ADIOI_BBFS_File * bf)
+{
+    for (int r = 0; bf->metalogs && r < bf->nwriters; r++)
+        ADIOI_BBFS_FREE(bf->metalogs[r]);
+    ADIOI_BBFS_FREE(bf->metalogs);
+    bf->metalogs = NULL;
+    if (bf->manifest)
+        logfs_manifest_free(bf->manifest);
+    ADIOI_BBFS_FREE(bf->manifest);
+}
+
 /* Create this process's logs and the manifest naming everyone's. */
 static void log_start(ADIO_File fd, int *error_code)
 {
@@ -425,6 +436,11 @@ static void log_start(ADIO_File fd, int *error_code)
         return;
 
   fn_fail:
+    /* Nothing of a failed start may outlive it: a manifest naming logs that
+     * are removed below would fail every later open of the file. */
+    if (bf->manifest)
+        manifest_remove(bf);
+    free_metalogs(bf);
     if (bf->writer) {
         char *ml = ADIOI_Strdup(logfs_writer_metalog_path(bf->writer));
         logfs_writer_abandon(bf->writer);
@@ -455,16 +471,6 @@ static int manifest_record_epochs(ADIO_File fd, uint64_t sealed)
     return err;
 }
 
-static void free_metalogs(ADIOI_BBFS_File * bf)
-{
-    for (int r = 0; bf->metalogs && r < bf->nwriters; r++)
-        ADIOI_BBFS_FREE(bf->metalogs[r]);
-    ADIOI_BBFS_FREE(bf->metalogs);
-    bf->metalogs = NULL;
-    if (bf->manifest)
-        logfs_manifest_free(bf->manifest);
-    ADIOI_BBFS_FREE(bf->manifest);
-}
 
 /* End the logs; replay them into the canonical file if asked, and then
  * remove them and the manifest. */
