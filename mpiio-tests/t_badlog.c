@@ -138,9 +138,10 @@ int main(int argc, char **argv)
     tl_sibling(name, ".count", sib, sizeof(sib));
     write_pending(sib, 1);
     manifest_name(tl_path(sib), mpath, sizeof(mpath));
-    long len;
-    char *orig = slurp(mpath, &len);
-    if (tl_rank == 0) {
+    long len = 0;
+    char *orig = NULL;
+    if (tl_rank == 0) {         /* only rank 0 reads it: it rewrites it at once */
+        orig = slurp(mpath, &len);
         char *edited = malloc(len + 16), *w = strstr(orig, "writers ");
         TL_CHECK(w != NULL, "manifest has no writers line");
         int n = (int) (w - orig);
