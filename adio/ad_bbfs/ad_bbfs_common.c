@@ -12,20 +12,25 @@ ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd)
     return (ADIOI_BBFS_File *) fd->fs_ptr;
 }
 
-/* Skip a driver prefix the way MPI_File_open does ("ufs:/a" -> "/a"), but
- * keep one-letter "prefixes" so Windows-style drive names survive. */
-static const char *strip_prefix(const char *name)
+/* A driver prefix as MPI_File_open sees one ("ufs:/a"); one-letter
+ * "prefixes" are not, so Windows-style drive names survive. */
+int ADIOI_BBFS_Name_has_prefix(const char *name)
 {
     const char *colon = strchr(name, ':');
-    return (colon && colon > name + 1) ? colon + 1 : name;
+    return colon && colon > name + 1;
+}
+
+/* The name without its driver prefix ("ufs:/a" -> "/a"). */
+static const char *strip_prefix(const char *name)
+{
+    return ADIOI_BBFS_Name_has_prefix(name) ? strchr(name, ':') + 1 : name;
 }
 
 void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_RESOLVE_LOWER";
-    const char *colon = strchr(name, ':');
-    int has_prefix = colon && colon > name + 1;
+    int has_prefix = ADIOI_BBFS_Name_has_prefix(name);
 
     if (has_prefix && !strncasecmp(name, "bbfs:", 5)) {
         *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
@@ -38,16 +43,18 @@ void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
      * scalable detection), and delete is not collective. */
     ADIO_ResolveFileType(MPI_COMM_SELF, name, fstype, ops, error_code);
     if (*error_code != MPI_SUCCESS) {
-        char driver[64];
-        snprintf(driver, sizeof(driver), "%.*s", has_prefix ? (int) (colon - name) : 0, name);
-        if (has_prefix)
+        if (has_prefix) {
             /* Only an unknown or unbuilt driver prefix fails here: say which. */
+            char driver[64];
+            snprintf(driver, sizeof(driver), "%.*s", (int) (strip_prefix(name) - name - 1),
+                     name);
             *error_code = MPIO_Err_create_code(*error_code, MPIR_ERR_RECOVERABLE, myname,
                                                __LINE__, MPI_ERR_BAD_FILE, "**filename",
                                                "bbfs: lower driver '%s' in '%s' is unknown or "
                                                "not built into this MPICH; use one of ufs:, "
                                                "nfs:, or no prefix to detect it",
                                                driver, name);
+        }
         return;
     }
     if (*fstype == ADIO_BBFS) {
@@ -74,12 +81,6 @@ static const struct {
     {ADIO_DAOS, "daos:"}, {ADIO_TESTFS, "testfs:"}, {ADIO_IME, "ime:"},
     {ADIO_QUOBYTEFS, "quobyte:"}
 };
-
-int ADIOI_BBFS_Name_has_prefix(const char *name)
-{
-    const char *colon = strchr(name, ':');
-    return colon && colon > name + 1;
-}
 
 void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const char **path,
                            int *error_code)
