@@ -106,6 +106,20 @@ static int hint_error(const char *key, const char *value, const char *why)
                                 key, value, why);
 }
 
+/* A byte count in [min, max]: *out is set only when the value is good. */
+static int bounded_size(const char *key, const char *value, ADIO_Offset min, ADIO_Offset max,
+                        const char *range, ADIO_Offset * out)
+{
+    ADIO_Offset v;
+
+    if (parse_size(value, &v) != 0)
+        return hint_error(key, value, "expected bytes, optionally with k, m or g");
+    if (v < min || v > max)
+        return hint_error(key, value, range);
+    *out = v;
+    return MPI_SUCCESS;
+}
+
 /* Apply one user-given bbfs_* key to h.  Returns MPI_SUCCESS or an error
  * code naming the key and the allowed values. */
 static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
@@ -133,12 +147,8 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
         h->replay = i;
         h->replay_given = 1;
     } else if (!strcmp(key, "bbfs_buffer_size")) {
-        ADIO_Offset v;
-        if (parse_size(value, &v) != 0)
-            return hint_error(key, value, "expected bytes, optionally with k, m or g");
-        if (v < BBFS_BUFFER_MIN || v > BBFS_BUFFER_MAX)
-            return hint_error(key, value, "must be between 4k and 1g");
-        h->buffer_size = v;
+        return bounded_size(key, value, BBFS_BUFFER_MIN, BBFS_BUFFER_MAX,
+                            "must be between 4k and 1g", &h->buffer_size);
     } else if (!strcmp(key, "bbfs_durable")) {
         if ((i = choice_index(value, bool_names)) < 0)
             return hint_error(key, value, "true|false");
@@ -153,12 +163,8 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
             return hint_error(key, value, "expected bytes, optionally with k, m or g (0: no quota)");
         h->log_quota = v;
     } else if (!strcmp(key, "bbfs_replay_buffer")) {
-        ADIO_Offset v;
-        if (parse_size(value, &v) != 0)
-            return hint_error(key, value, "expected bytes, optionally with k, m or g");
-        if (v < BBFS_REPLAY_BUFFER_MIN || v > BBFS_REPLAY_BUFFER_MAX)
-            return hint_error(key, value, "must be between 64k and 1g");
-        h->replay_buffer = v;
+        return bounded_size(key, value, BBFS_REPLAY_BUFFER_MIN, BBFS_REPLAY_BUFFER_MAX,
+                            "must be between 64k and 1g", &h->replay_buffer);
     } else if (!strcmp(key, "bbfs_salvage")) {
         if ((i = choice_index(value, bool_names)) < 0)
             return hint_error(key, value, "true|false");
