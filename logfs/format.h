@@ -39,6 +39,19 @@
  *     size:varint      new file size: shrinking discards bytes at and past
  *                      it, growing reads as zeros
  *
+ *   ORDER   (version 2; the writer's handle entered a collective call)
+ *     seq:varint       number of collective calls the handle has entered, >= 1
+ *                      and never smaller than an earlier ORDER's; the writes
+ *                      and SETSIZEs after it, up to the next ORDER, were made
+ *                      in or after call number seq.  Every process of a file
+ *                      enters the same collective calls in the same order, so
+ *                      within an epoch the writes of (seq, rank, record order)
+ *                      are applied in that order: a collective call orders the
+ *                      writes before it against those after it on every
+ *                      process, as ROMIO over a POSIX file does (HDF5 writes a
+ *                      chunk's fill values and then its data in two calls).
+ *                      Writes before the first ORDER have seq 0.
+ *
  *   CLOSE   (the last record of a cleanly closed log; closes the open epoch)
  *     epoch:varint     the epoch being closed (as for SYNC)
  *     dlog_len:varint  final datalog length
@@ -53,7 +66,9 @@
 
 #define LOGFS_MAGIC "bbfsmlog"
 #define LOGFS_MAGIC_LEN 8
-#define LOGFS_FORMAT_VERSION 1u
+#define LOGFS_FORMAT_VERSION 2u
+/* Oldest version this build still reads (version 1 has no ORDER records). */
+#define LOGFS_FORMAT_VERSION_MIN 1u
 
 /* crc(4) + len(4) + type(1) */
 #define LOGFS_REC_HEADER_LEN 9u
@@ -77,6 +92,7 @@ enum logfs_rec_type {
     LOGFS_REC_SYNC = 3,
     LOGFS_REC_SETSIZE = 4,
     LOGFS_REC_CLOSE = 5,
+    LOGFS_REC_ORDER = 6,
 };
 
 #endif

@@ -1,8 +1,12 @@
 /*
- * Replay planner.  Each writer's epoch is first built in a map of its own
- * (so its SETSIZE cuts only its earlier bytes), then folded into the epoch's
- * map in rank order (so the higher rank wins any overlap), then flattened to
- * an array with byte prefix sums for cutting domains.
+ * Replay planner.  Within an epoch the ops of each writer are taken in
+ * segments of one collective-call count (ORDER records, format.h), in the
+ * order (count, rank): a write made after a collective call wins over
+ * every process's writes made before it, and otherwise the higher rank
+ * wins.  A segment with a SETSIZE is first built in a map of its own (so
+ * the cut takes only that writer's earlier bytes), then folded into the
+ * epoch's map, which is flattened to an array with byte prefix sums for
+ * cutting domains.
  */
 #include "planner.h"
 
@@ -21,6 +25,7 @@
 struct op {
     struct logfs_group g;
     uint64_t dlog;   /* datalog offset of block 0 */
+    uint64_t seq;    /* collective calls the writer had entered (ORDER) */
     uint32_t writer;
 };
 
@@ -44,6 +49,7 @@ struct epoch {
     struct op *ops;
     size_t nops, capops;
     int need_map;               /* a SETSIZE cut bytes: only the range map applies it */
+    int mixed_seq;              /* ops of more than one collective-call count */
     int compact;                /* nonzero: the compact form below, else the pieces */
     /* range-map form: merged pieces with byte prefix sums */
     struct logfs_replay_piece *pieces;
@@ -73,6 +79,7 @@ struct logfs_plan {
 
 /* What one writer did in its current epoch. */
 struct wepoch {
+    uint64_t seq;      /* the last ORDER's count (kept across epochs) */
     struct op *ops;
     size_t nops, capops;
     uint64_t max_end;  /* end of the furthest block written so far */
@@ -127,6 +134,8 @@ static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
     if ((rc = grow_epochs(p, e + 1)))
         return rc;
     ep = &p->epochs[e];
+    for (size_t i = 0; i < w->nops && !ep->mixed_seq; i++)
+        ep->mixed_seq = w->ops[i].seq != (ep->nops ? ep->ops[0].seq : w->ops[0].seq);
     if ((rc = push_ops(&ep->ops, &ep->nops, &ep->capops, w->ops, w->nops)))
         return rc;
     ep->need_map |= w->need_map;
@@ -158,7 +167,7 @@ static uint64_t group_end(const struct logfs_group *g)
 static int add_write(struct wepoch *w, uint32_t rank, const struct logfs_record *rec)
 {
     struct logfs_group_iter it;
-    struct op o = {{0, 0, 0, 0}, rec->u.write.dlog_off, rank};
+    struct op o = {{0, 0, 0, 0}, rec->u.write.dlog_off, w->seq, rank};
     int rc;
 
     w->dirty = 1;
@@ -178,7 +187,7 @@ static int add_write(struct wepoch *w, uint32_t rank, const struct logfs_record 
 
 static int set_size(struct wepoch *w, uint32_t rank, uint64_t size)
 {
-    struct op o = {{size, 0, 0, 0}, 0, rank};
+    struct op o = {{size, 0, 0, 0}, 0, w->seq, rank};
     w->dirty = 1;
     if (!w->rs.present || size < w->rs.truncate_to)
         w->rs.truncate_to = size;
@@ -226,6 +235,9 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
         case LOGFS_REC_SETSIZE:
             rc = set_size(&w, rank, rec.u.setsize.size);
             break;
+        case LOGFS_REC_ORDER:
+            w.seq = rec.u.order.seq;
+            break;
         case LOGFS_REC_SYNC:
         case LOGFS_REC_CLOSE:
             /* An empty sealed epoch still counts: epochs line up across writers. */
@@ -271,22 +283,100 @@ static int insert_op(struct logfs_rangemap *m, const struct op *o)
     return LOGFS_OK;
 }
 
-/* Each writer's ops in order (later wins, SETSIZE cuts only that writer's
- * bytes, hence a map of its own when it has one), writers in rank order. */
-static int build_map(const struct epoch *ep, struct logfs_rangemap *map)
+static int op_before(const struct op *a, const struct op *b)
+{
+    return a->seq != b->seq ? a->seq < b->seq : a->writer < b->writer;
+}
+
+/* Stable merge sort by (seq, writer): each writer's ops keep their order. */
+static int sort_ops(struct op *ops, size_t n)
+{
+    struct op *tmp = malloc(n * sizeof *tmp), *src = ops, *dst = tmp;
+    if (!tmp)
+        return LOGFS_ENOMEM;
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            size_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi)
+                dst[k++] = op_before(&src[b], &src[a]) ? src[b++] : src[a++];
+            while (a < mid)
+                dst[k++] = src[a++];
+            while (b < hi)
+                dst[k++] = src[b++];
+        }
+        struct op *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != ops)
+        memcpy(ops, src, n * sizeof *ops);
+    free(tmp);
+    return LOGFS_OK;
+}
+
+struct cut_ctx {
+    int32_t writer;
+    struct logfs_range *r;
+    size_t n, cap;
+    int rc;
+};
+
+static int collect_owned(void *arg, const struct logfs_range *r, int is_hole)
+{
+    struct cut_ctx *c = arg;
+    if (is_hole || r->owner != c->writer)
+        return 0;
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 16;
+        struct logfs_range *nr = realloc(c->r, cap * sizeof *nr);
+        if (!nr)
+            return (c->rc = LOGFS_ENOMEM);
+        c->r = nr;
+        c->cap = cap;
+    }
+    c->r[c->n++] = *r;
+    return 0;
+}
+
+/* A SETSIZE of @p writer also discards what it wrote at and past @p size
+ * in earlier segments of the epoch (already in @p map). */
+static int cut_writer(struct logfs_rangemap *map, uint32_t writer, uint64_t size)
+{
+    struct cut_ctx c = {(int32_t)writer, NULL, 0, 0, LOGFS_OK};
+    int rc = LOGFS_OK;
+    if (size >= LOGFS_MAX_FILE_END)
+        return LOGFS_OK;
+    logfs_rangemap_query(map, size, LOGFS_MAX_FILE_END, collect_owned, &c);
+    for (size_t i = 0; i < c.n && !rc && !c.rc; i++)
+        rc = logfs_rangemap_remove(map, c.r[i].start, c.r[i].end);
+    free(c.r);
+    return c.rc ? c.rc : rc;
+}
+
+/* Segments of one writer and one collective-call count, in (count, rank)
+ * order; within a segment the later op wins, and a SETSIZE cuts only that
+ * writer's bytes, hence a map of its own when the segment has one. */
+static int build_map(struct epoch *ep, struct logfs_rangemap *map)
 {
     size_t i = 0, j;
     int rc = LOGFS_OK;
+    if (ep->mixed_seq && (rc = sort_ops(ep->ops, ep->nops)))
+        return rc;
     while (i < ep->nops && !rc) {
-        int cuts = 0;
-        for (j = i; j < ep->nops && ep->ops[j].writer == ep->ops[i].writer; j++)
-            cuts |= ep->ops[j].g.count == 0;
-        if (!cuts) {
+        uint64_t cut = LOGFS_MAX_FILE_END;
+        const struct op *first = &ep->ops[i];
+        for (j = i; j < ep->nops && ep->ops[j].writer == first->writer && ep->ops[j].seq == first->seq; j++)
+            if (ep->ops[j].g.count == 0 && ep->ops[j].g.offset < cut)
+                cut = ep->ops[j].g.offset;
+        if (cut == LOGFS_MAX_FILE_END) {
             for (; i < j && !rc; i++)
                 rc = insert_op(map, &ep->ops[i]);
             continue;
         }
         struct logfs_rangemap *wm;
+        if (ep->mixed_seq && (rc = cut_writer(map, first->writer, cut)))
+            return rc;
         if ((rc = logfs_rangemap_create(&wm)))
             return rc;
         for (; i < j && !rc; i++)

@@ -33,6 +33,7 @@ struct logfs_reader {
     uint64_t pos;           /* next record */
     struct logfs_header hdr;
     uint64_t epoch;         /* open epoch */
+    uint64_t order_seq;     /* the last ORDER record's seq (0: none yet) */
     uint64_t dlog_end;      /* end of the data the last WRITE covered */
     int closed;
     int status;             /* sticky result once not LOGFS_OK */
@@ -191,9 +192,9 @@ static int parse_header(struct logfs_reader *r, struct logfs_error *err)
     if (type != LOGFS_REC_HEADER || n < LOGFS_MAGIC_LEN + 4 || memcmp(p, LOGFS_MAGIC, LOGFS_MAGIC_LEN))
         return logfs_fail(err, LOGFS_EFORMAT, 0, "%s is not a bbfs metalog (no header record)", r->path);
     r->hdr.version = logfs_get32(p + 8);
-    if (r->hdr.version != LOGFS_FORMAT_VERSION)
-        return logfs_fail(err, LOGFS_EVERSION, 0, "metalog %s has format version %u; this build reads %u",
-                          r->path, r->hdr.version, LOGFS_FORMAT_VERSION);
+    if (r->hdr.version < LOGFS_FORMAT_VERSION_MIN || r->hdr.version > LOGFS_FORMAT_VERSION)
+        return logfs_fail(err, LOGFS_EVERSION, 0, "metalog %s has format version %u; this build reads %u to %u",
+                          r->path, r->hdr.version, LOGFS_FORMAT_VERSION_MIN, LOGFS_FORMAT_VERSION);
     if (n != LOGFS_HEADER_PAYLOAD_LEN)
         return corrupt(r, r->pos, "header record of the wrong size", err);
     r->hdr.file_id = logfs_get64(p + 12);
@@ -375,6 +376,15 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
             rec->u.setsize.size > LOGFS_MAX_FILE_END)
             return corrupt(r, rec->offset, "malformed SETSIZE record", err);
         break;
+    case LOGFS_REC_ORDER:
+        if (r->hdr.version < 2)
+            return corrupt(r, rec->offset, "ORDER record in a version 1 metalog", err);
+        if (logfs_get_varint(&q, p + n, &rec->u.order.seq) || q != p + n || rec->u.order.seq == 0)
+            return corrupt(r, rec->offset, "malformed ORDER record", err);
+        if (rec->u.order.seq < r->order_seq)
+            return corrupt(r, rec->offset, "ORDER record going backwards", err);
+        r->order_seq = rec->u.order.seq;
+        break;
     case LOGFS_REC_HEADER:
         return corrupt(r, rec->offset, "second header record", err);
     default:
@@ -387,7 +397,8 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
     }
     /* The seal was written just after the SYNC/CLOSE that closed its last epoch. */
     if (r->pos + LOGFS_REC_HEADER_LEN + n == r->sealed &&
-        (type == LOGFS_REC_WRITE || type == LOGFS_REC_SETSIZE || r->epoch != r->seal.epochs))
+        (type == LOGFS_REC_WRITE || type == LOGFS_REC_SETSIZE || type == LOGFS_REC_ORDER ||
+         r->epoch != r->seal.epochs))
         return corruptf(r, rec->offset, err,
                         "the sealed length %llu does not end the SYNC/CLOSE of epoch %llu",
                         (unsigned long long)r->sealed, (unsigned long long)r->seal.epochs - 1);

@@ -67,6 +67,9 @@ struct logfs_record {
         struct {
             uint64_t size;     /* new file size */
         } setsize;
+        struct {
+            uint64_t seq;      /* collective calls entered (ORDER, format.h) */
+        } order;
     } u;
 };
 

@@ -41,6 +41,8 @@ struct logfs_writer {
     uint64_t max_meta;
     int durable;
     uint64_t epoch;
+    uint64_t order_seq;     /* collective calls entered (logfs_writer_order) */
+    uint64_t order_logged;  /* the seq of the last ORDER record queued */
 
     int sfd;             /* the seal file */
     char *spath;
@@ -259,15 +261,29 @@ int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err)
     return LOGFS_OK;
 }
 
+/* The ORDER record goes just before the first WRITE or SETSIZE it orders:
+ * collective calls that write nothing cost nothing. */
+static int order_before_record(struct logfs_writer *w, struct logfs_error *err)
+{
+    uint8_t p[10];
+    if (w->order_seq == w->order_logged)
+        return LOGFS_OK;
+    w->order_logged = w->order_seq;
+    return queue_record(w, LOGFS_REC_ORDER, p, logfs_put_varint(p, w->order_seq), NULL, 0, err);
+}
+
 static int finish_record(struct logfs_writer *w, struct logfs_error *err)
 {
     uint8_t pre[20];
     size_t n;
+    int rc;
     if (w->rfill == 0)
         return LOGFS_OK;
+    if ((rc = order_before_record(w, err)))
+        return rc;
     n = logfs_put_varint(pre, w->rec_dlog);
     n += logfs_put_varint(pre + n, w->rec_nbytes);
-    int rc = queue_record(w, LOGFS_REC_WRITE, pre, n, w->rbuf, w->rfill, err);
+    rc = queue_record(w, LOGFS_REC_WRITE, pre, n, w->rbuf, w->rfill, err);
     w->rfill = 0;
     w->rec_nbytes = 0;
     return rc;
@@ -516,10 +532,23 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
     struct logfs_group cut = {size, 0, 0, 0};
     if ((rc = queue_pend(w, &cut, 0, err)))
         return rc;
+    if ((rc = order_before_record(w, err)))
+        return rc;
     rc = queue_record(w, LOGFS_REC_SETSIZE, p, logfs_put_varint(p, size), NULL, 0, err);
     if (!rc && w->mfill >= META_FLUSH_AT)
         rc = flush_meta(w, err);
     return rc;
+}
+
+int logfs_writer_order(struct logfs_writer *w, uint64_t seq, struct logfs_error *err)
+{
+    if (w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "order inside a write call");
+    if (seq < w->order_seq)
+        return logfs_fail(err, LOGFS_EINVAL, 0, "collective call count going backwards (%llu after %llu)",
+                          (unsigned long long)seq, (unsigned long long)w->order_seq);
+    w->order_seq = seq;
+    return LOGFS_OK;
 }
 
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err)

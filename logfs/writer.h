@@ -129,6 +129,16 @@ int logfs_writer_sync(struct logfs_writer *w, struct logfs_error *err);
 /* Log MPI_File_set_size(@p size), ordered after the writes before it. */
 int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_error *err);
 
+/*
+ * The handle has entered its @p seq-th collective call (counting from 1):
+ * the writes that follow are ordered after every process's writes made
+ * before that call, within one epoch (the ORDER record, format.h).  Costs
+ * nothing until the next write or set_size.
+ * @return LOGFS_OK, LOGFS_ESTATE (inside a write call), LOGFS_EINVAL (@p seq
+ *         smaller than before)
+ */
+int logfs_writer_order(struct logfs_writer *w, uint64_t seq, struct logfs_error *err);
+
 /* Make all queued records reach the metalog file (no epoch change, no fdatasync). */
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err);
 

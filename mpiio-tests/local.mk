@@ -47,6 +47,26 @@ MPIIO_RANDOM_SPECS = %reldir%/t_random.mpi %reldir%/t_random_commit.mpi \
 TESTS += $(MPIIO_RANDOM_SPECS)
 EXTRA_DIST += $(MPIIO_RANDOM_SPECS)
 
+check_PROGRAMS += %reldir%/t_hints_roundtrip
+%canon_reldir%_t_hints_roundtrip_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_hints_roundtrip_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_hints_roundtrip.mpi
+EXTRA_DIST += %reldir%/t_hints_roundtrip.mpi
+
+check_PROGRAMS += %reldir%/t_force
+%canon_reldir%_t_force_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_force_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_force.mpi
+EXTRA_DIST += %reldir%/t_force.mpi
+
+check_PROGRAMS += %reldir%/t_collorder
+%canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_COLLORDER_SPECS = %reldir%/t_collorder.mpi %reldir%/t_collorder_posix.mpi \
+	%reldir%/t_collorder_replay.mpi
+TESTS += $(MPIIO_COLLORDER_SPECS)
+EXTRA_DIST += $(MPIIO_COLLORDER_SPECS)
+
 check_PROGRAMS += %reldir%/t_hindexed
 %canon_reldir%_t_hindexed_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_hindexed_LDADD = $(MPIIO_TEST_LDADD)

@@ -36,6 +36,8 @@ static const char usage_text[] =
     "            LEN B @ OFFSET                    one contiguous extent\n"
     "  @OFF  SYNC     e<E> closed, datalog length L   end of epoch E (MPI_File_sync)\n"
     "  @OFF  SETSIZE  e<E> size S                     MPI_File_set_size\n"
+    "  @OFF  ORDER    e<E> after collective call N     later records were made in or\n"
+    "                                              after the handle's Nth collective call\n"
     "  @OFF  CLOSE    e<E> closed, datalog length L   clean close, last record\n"
     "  end     clean | torn: N bytes at OFF ignored | CORRUPT ... | ERROR ...\n"
     "  totals  records, epochs sealed, extents, groups, data bytes\n"
@@ -167,6 +169,11 @@ static int inspect(const char *path, int summary, int all, int check_data)
                 printf("@%-8" PRIu64 " SETSIZE  e%" PRIu64 " size %" PRIu64 "\n", rec.offset, rec.epoch,
                        rec.u.setsize.size);
             t.setsizes++;
+            break;
+        case LOGFS_REC_ORDER:
+            if (!summary)
+                printf("@%-8" PRIu64 " ORDER    e%" PRIu64 " after collective call %" PRIu64 "\n", rec.offset,
+                       rec.epoch, rec.u.order.seq);
             break;
         }
     }

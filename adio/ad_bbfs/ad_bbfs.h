@@ -81,6 +81,7 @@ typedef struct ADIOI_BBFS_File {
     char **metalogs;            /* metalog path of every writer, by rank */
     struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
+    uint64_t collectives;       /* collective data-access calls entered on this handle */
 
     /* Other processes' synced writes (ad_bbfs_read.c), rebuilt after a sync. */
     int remote_stale;
@@ -173,6 +174,7 @@ int ADIOI_BBFS_Walk_view(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
 /* ad_bbfs_log.c: the logging session of one open file */
 void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Log_collective(ADIO_File fd);
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
 void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code);
 int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);

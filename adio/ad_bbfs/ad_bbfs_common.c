@@ -5,6 +5,7 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd)
@@ -26,6 +27,28 @@ static const char *strip_prefix(const char *name)
     return ADIOI_BBFS_Name_has_prefix(name) ? strchr(name, ':') + 1 : name;
 }
 
+/* ROMIO_FSTYPE_FORCE=bbfs: hands every file to bbfs, the zero-change way
+ * to run a binary on it; below bbfs the lower driver must then be found as
+ * if the variable were not set (ROMIO applies it after any prefix, so
+ * "ufs:/p" would resolve to bbfs too).  ROMIO has no call that detects
+ * without it, so set it aside for the one call: ROMIO holds its global
+ * lock here, and the variable's value is restored before returning. */
+static void resolve_unforced(const char *name, int *fstype, ADIOI_Fns ** ops, int *error_code)
+{
+    const char *force = getenv("ROMIO_FSTYPE_FORCE");
+    char *saved = NULL;
+
+    if (force && !strncasecmp(force, "bbfs:", 5)) {
+        saved = ADIOI_Strdup(force);
+        unsetenv("ROMIO_FSTYPE_FORCE");
+    }
+    ADIO_ResolveFileType(MPI_COMM_SELF, name, fstype, ops, error_code);
+    if (saved) {
+        setenv("ROMIO_FSTYPE_FORCE", saved, 1);
+        ADIOI_Free(saved);
+    }
+}
+
 void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code)
 {
@@ -41,7 +64,7 @@ void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
     }
     /* This process alone: rank 0 broadcasts what it found (ROMIO's own
      * scalable detection), and delete is not collective. */
-    ADIO_ResolveFileType(MPI_COMM_SELF, name, fstype, ops, error_code);
+    resolve_unforced(name, fstype, ops, error_code);
     if (*error_code != MPI_SUCCESS) {
         if (has_prefix) {
             /* Only an unknown or unbuilt driver prefix fails here: say which. */
@@ -58,12 +81,13 @@ void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
         return;
     }
     if (*fstype == ADIO_BBFS) {
-        /* ROMIO_FSTYPE_FORCE=bbfs: makes every name resolve to bbfs. */
+        /* ROMIO_FSTYPE_FORCE names some other driver prefix bbfs cannot
+         * see past (it was set aside above only when it names bbfs). */
         *error_code = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                            MPI_ERR_BAD_FILE, "**filename",
                                            "bbfs: the lower driver for '%s' resolved to bbfs "
-                                           "itself (is ROMIO_FSTYPE_FORCE=bbfs: set?); force "
-                                           "a lower driver with bbfs:ufs:/path", name);
+                                           "itself; force a lower driver with bbfs:ufs:/path",
+                                           name);
         return;
     }
     *path = strip_prefix(name);
@@ -92,7 +116,7 @@ void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const
     for (size_t i = 0; i < sizeof(lower_prefixes) / sizeof(lower_prefixes[0]); i++)
         if (lower_prefixes[i].fstype == fstype) {
             snprintf(forced, sizeof(forced), "%s", lower_prefixes[i].prefix);
-            ADIO_ResolveFileType(MPI_COMM_SELF, forced, &got, ops, error_code);
+            resolve_unforced(forced, &got, ops, error_code);
             *path = strip_prefix(name);
             return;
         }

@@ -169,6 +169,9 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
         if ((i = choice_index(value, bool_names)) < 0)
             return hint_error(key, value, "true|false");
         h->salvage = i;
+    } else if (!strcmp(key, "bbfs_lower_filesystem_type")) {
+        /* Shown by MPI_File_get_info, so PnetCDF and mpi4py hand it back to
+         * open and set_info: informational, the name decides the driver. */
     } else if (!strcmp(key, "bbfs_server")) {
         if (!value[0] || strlen(value) >= sizeof(h->server))
             return hint_error(key, value, "expected \"auto\" or a bbserver address");

@@ -105,6 +105,7 @@ void ADIOI_BBFS_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatyp
                                  int file_ptr_type, ADIO_Offset offset,
                                  ADIO_Request * request, int *error_code)
 {
+    ADIOI_BBFS_Log_collective(fd);
     if (logged_iread(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
                      error_code))
         return;
@@ -119,6 +120,7 @@ void ADIOI_BBFS_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                   MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                   ADIO_Request * request, int *error_code)
 {
+    ADIOI_BBFS_Log_collective(fd);
     if (logged_iwrite(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
                       error_code))
         return;

@@ -83,6 +83,7 @@ void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                                 int *error_code)
 {
+    ADIOI_BBFS_Log_collective(fd);
     if (ADIOI_BBFS_Reads_logs(fd)) {
         ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
                             error_code);
@@ -99,6 +100,7 @@ void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
                                  MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                  ADIO_Status * status, int *error_code)
 {
+    ADIOI_BBFS_Log_collective(fd);
     if (ADIOI_BBFS_Logging(fd)) {
         ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
                              error_code);

@@ -552,6 +552,20 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
     bf->remote_stale = 1;
 }
 
+/* Every process enters the same collective calls in the same order, so
+ * their count orders the writes around each call on every process: HDF5
+ * writes a chunk's fill values in one write_at_all and its data in the
+ * next, and ROMIO over a POSIX file applies them in that order. */
+void ADIOI_BBFS_Log_collective(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    bf->collectives++;
+    if (bf->writer)
+        /* cannot fail: outside a write call, and the count only grows */
+        logfs_writer_order(bf->writer, bf->collectives, NULL);
+}
+
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code)
 {
     *error_code = MPI_SUCCESS;

@@ -190,9 +190,12 @@ static int resolve(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data
 
     c->dst = c->packed + data_off;
     c->base = off;
-    if (bf->writer)
+    if (bf->writer && !(bf->remote && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX))
         /* Own bytes of earlier epochs are in the synced view with everyone's;
-         * without one (session consistency) they come from the own log too. */
+         * without one (session consistency) they come from the own log too.
+         * Under posix the view holds every write made so far, own ones
+         * included, in the order collective calls give them: a write of
+         * this process's may have lost to a later one of another's. */
         return logfs_writer_lookup(bf->writer, (uint64_t) off, (uint64_t) len,
                                    bf->remote ? logfs_writer_epoch(bf->writer) : 0,
                                    from_own, c) != 0;

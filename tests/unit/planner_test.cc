@@ -137,6 +137,57 @@ TEST_F(Planner, HigherRankWinsAnOverlapWithinOneEpoch)
     EXPECT_EQ(model, Replay(1));
 }
 
+// HDF5 writes a chunk's fill values in one collective call and its data in
+// the next, and another process may fill the bytes that one then writes:
+// the later collective call wins, whatever the ranks.
+TEST_F(Planner, AWriteAfterACollectiveCallWinsOverEarlierWritesOfHigherRanks)
+{
+    Writers(3);
+    Write(2, 0, 64);  // call 1: rank 2 fills rank 0's bytes
+    Write(1, 32, 64); // an independent write before call 2
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, 1, &err)) << err.msg;
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, 2, &err)) << err.msg;
+    Write(0, 0, 64);  // call 2: rank 0 writes its data
+    Write(1, 200, 8); // rank 1 in call 2, elsewhere
+    Write(2, 60, 10); // rank 2 in call 2 too: overlaps rank 0, higher rank wins
+    CloseAll();
+    Build();
+    EXPECT_FALSE(logfs_plan_epoch_compact(plan, 0));
+    EXPECT_EQ(model, Replay(1));
+    EXPECT_EQ(model, Replay(2, "out2"));
+}
+
+TEST_F(Planner, CollectiveCallsOrderWritesOnlyWithinTheirEpoch)
+{
+    Writers(2);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_order(ws[1], 5, &err));
+    Write(1, 0, 16); // epoch 0, after call 5
+    SyncAll();
+    ASSERT_EQ(LOGFS_OK, logfs_writer_order(ws[0], 1, &err));
+    Write(0, 0, 16); // epoch 1: a later epoch wins whatever the counts
+    CloseAll();
+    Build();
+    EXPECT_EQ(model, Replay(1));
+}
+
+TEST_F(Planner, ASetSizeAfterACollectiveCallCutsTheWritersEarlierBytes)
+{
+    Writers(2);
+    Write(0, 0, 100);
+    Write(1, 100, 50);
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, 1, &err));
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 60, &err));
+    model.resize(60);
+    Write(1, 10, 5);
+    CloseAll();
+    Build();
+    EXPECT_EQ(model, Replay(2));
+}
+
 TEST_F(Planner, StridedWritesReplayEveryBlock)
 {
     Writers(2);

@@ -139,11 +139,58 @@ TEST_F(Reader, UnknownRecordTypeWithAValidChecksumIsAClearError)
 TEST_F(Reader, UnknownFormatVersionIsAClearError)
 {
     auto bad = log;
-    logfs_put32(&bad[LOGFS_REC_HEADER_LEN + 8], 2);
+    logfs_put32(&bad[LOGFS_REC_HEADER_LEN + 8], LOGFS_FORMAT_VERSION + 1);
     FixChecksum(bad, 0);
     auto r = Reread(bad);
     EXPECT_EQ(LOGFS_EVERSION, r.status);
-    EXPECT_NE(std::string::npos, std::string(r.err.msg).find("version 2")) << r.err.msg;
+    EXPECT_NE(std::string::npos,
+              std::string(r.err.msg).find("version " + std::to_string(LOGFS_FORMAT_VERSION + 1)))
+        << r.err.msg;
+}
+
+TEST_F(Reader, Version1MetalogsWithoutOrderRecordsAreStillRead)
+{
+    auto old = log;
+    logfs_put32(&old[LOGFS_REC_HEADER_LEN + 8], 1);
+    FixChecksum(old, 0);
+    auto r = Reread(old);
+    EXPECT_EQ(LOGFS_END, r.status) << r.err.msg;
+    EXPECT_EQ(6u, r.records.size());
+}
+
+TEST_F(Reader, OrderRecordsAreReadWithTheirCount)
+{
+    std::vector<uint8_t> t(log.begin(), log.begin() + (long)offsets[3]);
+    AppendRecord(t, LOGFS_REC_ORDER, {3});
+    AppendRecord(t, LOGFS_REC_ORDER, {3});
+    AppendRecord(t, LOGFS_REC_ORDER, {0x80, 0x01});
+    auto r = Reread(t);
+    EXPECT_EQ(LOGFS_END, r.status) << r.err.msg;
+    ASSERT_EQ(6u, r.records.size());
+    EXPECT_EQ(LOGFS_REC_ORDER, r.records[3].type);
+    EXPECT_EQ(3u, r.records[3].u.order.seq);
+    EXPECT_EQ(128u, r.records[5].u.order.seq);
+}
+
+TEST_F(Reader, AnOrderRecordGoingBackwardsIsCorruption)
+{
+    std::vector<uint8_t> t(log.begin(), log.begin() + (long)offsets[3]);
+    AppendRecord(t, LOGFS_REC_ORDER, {5});
+    AppendRecord(t, LOGFS_REC_ORDER, {4});
+    auto r = Reread(t);
+    EXPECT_EQ(LOGFS_ECORRUPT, r.status);
+    EXPECT_NE(std::string::npos, std::string(r.err.msg).find("ORDER record going backwards"))
+        << r.err.msg;
+}
+
+TEST_F(Reader, AnOrderRecordInAVersion1MetalogIsCorruption)
+{
+    std::vector<uint8_t> t(log.begin(), log.begin() + (long)offsets[3]);
+    logfs_put32(&t[LOGFS_REC_HEADER_LEN + 8], 1);
+    FixChecksum(t, 0);
+    AppendRecord(t, LOGFS_REC_ORDER, {1});
+    auto r = Reread(t);
+    EXPECT_EQ(LOGFS_ECORRUPT, r.status);
 }
 
 TEST_F(Reader, BadMagicIsNotAMetalog)

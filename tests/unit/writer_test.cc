@@ -312,6 +312,32 @@ TEST_F(Writer, SetSizeIsLoggedInOrderWithWrites)
     EXPECT_EQ(LOGFS_REC_WRITE, r.records[2].type);
 }
 
+TEST_F(Writer, CollectiveCallsAreLoggedOnlyBeforeTheWritesTheyOrder)
+{
+    Open();
+    auto a = Pattern(10, 4);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, a.data(), a.size(), &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, 1, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, 2, &err)); // a call that wrote nothing
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 2, a.data(), 1, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 3, a.data(), 1, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, 3, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 4, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, 4, &err)); // nothing after it
+    EXPECT_EQ(LOGFS_EINVAL, logfs_writer_order(w, 1, &err));
+    Close();
+    auto r = ReadAll(Meta());
+    ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
+    std::vector<int> types;
+    for (auto &rec : r.records)
+        types.push_back(rec.type);
+    EXPECT_EQ((std::vector<int>{LOGFS_REC_WRITE, LOGFS_REC_ORDER, LOGFS_REC_WRITE, LOGFS_REC_WRITE,
+                                LOGFS_REC_ORDER, LOGFS_REC_SETSIZE, LOGFS_REC_CLOSE}),
+              types);
+    EXPECT_EQ(2u, r.records[1].u.order.seq);
+    EXPECT_EQ(3u, r.records[4].u.order.seq);
+}
+
 TEST_F(Writer, LargeAppendsBypassTheBufferWithoutReorderingData)
 {
     auto o = Opts(dir, "f");
