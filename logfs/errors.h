@@ -36,7 +36,8 @@ extern "C" {
     X(LOGFS_ECORRUPT,  EILSEQ,   "metalog corrupted (checksum mismatch or malformed record)") \
     X(LOGFS_ESHORT,    EIO,      "datalog shorter than its metalog says")     \
     X(LOGFS_EMISMATCH, EINVAL,   "metalogs do not belong to the same file and writer set") \
-    X(LOGFS_ELOST,     EIO,      "a metalog seals fewer epochs than its writer closed it with")
+    X(LOGFS_ELOST,     EIO,      "a metalog seals fewer epochs than its writer closed it with") \
+    X(LOGFS_EBUSY,     EBUSY,    "the logs belong to a handle that is still open")
 
 enum logfs_status {
 #define LOGFS_X_ENUM(name, err, desc) name,

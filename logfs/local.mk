@@ -23,7 +23,8 @@ noinst_LIBRARIES += %reldir%/liblogfs.a
 	%reldir%/seal.h %reldir%/seal.c \
 	%reldir%/datalog_reader.c \
 	%reldir%/planner.h %reldir%/planner.c \
-	%reldir%/manifest.h %reldir%/manifest.c
+	%reldir%/manifest.h %reldir%/manifest.c \
+	%reldir%/sessions.h %reldir%/sessions.c
 
 LOGFS_LIB = %reldir%/liblogfs.a
 LOGFS_CPPFLAGS = -I$(srcdir)/%reldir%
@@ -61,7 +62,8 @@ tests_unit_logfs_unit_SOURCES = \
 	tests/unit/plan_compact_test.cc \
 	tests/unit/pmem_test.cc \
 	tests/unit/bad_input_test.cc \
-	tests/unit/manifest_test.cc
+	tests/unit/manifest_test.cc \
+	tests/unit/sessions_test.cc
 tests_unit_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS)
 tests_unit_logfs_unit_LDADD = $(LOGFS_LIB) @GTEST_LIBS@ @PMEM_LIBS@
 # The same tests once more with libpmem told that every mapping is pmem.

@@ -59,6 +59,13 @@ check_PROGRAMS += %reldir%/t_force
 TESTS += %reldir%/t_force.mpi
 EXTRA_DIST += %reldir%/t_force.mpi
 
+check_PROGRAMS += %reldir%/t_handles
+%canon_reldir%_t_handles_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_handles_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_HANDLES_SPECS = %reldir%/t_handles.mpi %reldir%/t_handles_commit.mpi
+TESTS += $(MPIIO_HANDLES_SPECS)
+EXTRA_DIST += $(MPIIO_HANDLES_SPECS)
+
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)

@@ -19,7 +19,9 @@ run_tool() {   # run_tool OUTFILE ARGS...: prints the exit status
     "$MPIEXEC" -n 2 "$tool" "${@:2}" </dev/null >"$1" 2>&1
     echo $?
 }
-manifest="$work/.data.bbfs-manifest"
+manifest_of() {   # manifest_of NAME: the manifest of pending logs of $work/NAME
+    ls "$work/.$1.bbfs/"*.manifest 2>/dev/null | head -1
+}
 
 for f in "$tool" "$writer" "$MPIEXEC"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (build with make check)"; exit 1; }
@@ -28,6 +30,7 @@ done
 printf 'bbfs_replay never\n' > "$work/hints"
 ROMIO_HINTS="$work/hints" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/data" </dev/null >"$work/writer.out" 2>&1 \
     || { cat "$work/writer.out"; echo "FAIL: writing pending logs"; exit 1; }
+manifest=$(manifest_of data)
 check "logs are pending after bbfs_replay=never" test -f "$manifest"
 
 # A replay that dies between two epochs leaves everything for the next one.
@@ -38,7 +41,7 @@ ROMIO_HINTS="$work/hints" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/again.dat" </dev
 BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH=1 "$MPIEXEC" -n 3 "$tool" --quiet "$work/again.dat" \
     </dev/null >"$work/died.out" 2>&1
 check "a replay killed after its first epoch fails" test $? -ne 0
-check "the killed replay leaves the manifest" test -f "$work/.again.dat.bbfs-manifest"
+check "the killed replay leaves the manifest" test -n "$(manifest_of again.dat)"
 rc=$(run_tool "$work/restart" --quiet "$work/again.dat")
 check "the replay run again succeeds" test "$rc" = 0
 check "the restarted replay gives the reference file" cmp "$work/ref.dat" "$work/again.dat"
@@ -48,12 +51,12 @@ check "the restarted replay gives the reference file" cmp "$work/ref.dat" "$work
 mkdir -p "$work/logs-short"
 ROMIO_HINTS="$work/hints" BBFS_LOGDIR="$work/logs-short" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/short.dat" </dev/null >"$work/w3.out" 2>&1 \
     || { cat "$work/w3.out"; echo "FAIL: writing pending logs"; exit 1; }
-ml2=$(sed -n 's/^writer 2 [^ ]* [0-9]* //p' "$work/.short.dat.bbfs-manifest")
+ml2=$(sed -n 's/^writer 2 [^ ]* [0-9]* //p' "$(manifest_of short.dat)")
 truncate -s 100 "${ml2%.metalog}.datalog"
 rc=$(timeout 120 "$MPIEXEC" -n 3 "$tool" --quiet "$work/short.dat" </dev/null >"$work/short.out" 2>&1; echo $?)
 check "a short datalog fails the replay (exit 1, no hang)" test "$rc" = 1
 check "the failure says the datalog is short" grep -q "shorter than its metalog" "$work/short.out"
-check "the failed replay keeps the manifest" test -f "$work/.short.dat.bbfs-manifest"
+check "the failed replay keeps the manifest" test -n "$(manifest_of short.dat)"
 
 # A metalog cut back with its seal gone reads as a clean, shorter log; the
 # manifest's count of the epochs its writer closed it with catches the loss.
@@ -61,8 +64,8 @@ mkdir -p "$work/logs-lost"
 ROMIO_HINTS="$work/hints" BBFS_LOGDIR="$work/logs-lost" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/lost.dat" </dev/null >"$work/w4.out" 2>&1 \
     || { cat "$work/w4.out"; echo "FAIL: writing pending logs"; exit 1; }
 check "the manifest records the epochs each writer closed with" \
-    grep -q "^writer 3 [^ ]* [1-9][0-9]* /" "$work/.lost.dat.bbfs-manifest"
-ml3=$(sed -n 's/^writer 3 [^ ]* [0-9]* //p' "$work/.lost.dat.bbfs-manifest")
+    grep -q "^writer 3 [^ ]* [1-9][0-9]* /" "$(manifest_of lost.dat)"
+ml3=$(sed -n 's/^writer 3 [^ ]* [0-9]* //p' "$(manifest_of lost.dat)")
 truncate -s $(( $(stat -c %s "$ml3") * 6 / 10 )) "$ml3"
 rm -f "${ml3%.metalog}.sealed"
 rc=$(run_tool "$work/lost" --dry-run "$work/lost.dat")
@@ -95,7 +98,8 @@ rc=$(run_tool "$work/salvage" --salvage "$work/data")
 check "--salvage replays" test "$rc" = 0
 check "--salvage reports what it could not recover" grep -q "writer 1.*not.*recover" "$work/salvage"
 check "--salvage ends with a summary line" grep -q "^bbfs-replay: .* replayed by 2 processes" "$work/salvage"
-check "the manifest is gone after the replay" test ! -f "$manifest"
+check "the manifest is gone after the replay" test ! -e "$manifest"
+check "its directory is gone too" test ! -e "$work/.data.bbfs"
 check "the logs are gone after the replay" test -z "$(ls "$work/logs")"
 
 rc=$(run_tool "$work/again" "$work/data")

@@ -79,7 +79,7 @@ replay() {   # replay M DIR
         sed 's/^/  | /' "$2/replay.out"; echo "FAIL: bbfs-replay with $1 processes failed"
         return 1
     fi
-    if ls "$2"/.*.bbfs-manifest >/dev/null 2>&1; then
+    if ls -d "$2"/.*.bbfs "$2"/.*.bbfs-manifest >/dev/null 2>&1; then
         echo "FAIL: bbfs-replay left the manifest behind"; return 1
     fi
 }

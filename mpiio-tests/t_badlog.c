@@ -36,8 +36,8 @@ static MPI_Info hint(const char *k1, const char *v1, const char *k2, const char 
 
 static void manifest_name(const char *path, char *out, size_t len)
 {
-    const char *slash = strrchr(path, '/');
-    snprintf(out, len, "%.*s.%s.bbfs-manifest", (int) (slash - path + 1), path, slash + 1);
+    int n = tl_manifests(path, out, len);
+    TL_CHECK(n == 1, "%d manifests for %s, expected the one of its pending logs", n, path);
 }
 
 static char *slurp(const char *path, long *len)

@@ -19,10 +19,7 @@
 
 static int manifest_exists(const char *path)
 {
-    char m[4200];
-    const char *slash = strrchr(path, '/');
-    snprintf(m, sizeof(m), "%.*s.%s.bbfs-manifest", (int) (slash - path + 1), path, slash + 1);
-    return access(m, F_OK) == 0;
+    return tl_manifests(path, NULL, 0) > 0;
 }
 
 /* Log files in BBFS_LOGDIR whose names start with the file's base name. */

@@ -1,5 +1,6 @@
 #include "testlib.h"
 #include <ctype.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,4 +131,26 @@ void tl_sync_barrier_sync(MPI_File fh)
     TL_MPI(MPI_File_sync(fh));
     MPI_Barrier(MPI_COMM_WORLD);
     TL_MPI(MPI_File_sync(fh));
+}
+
+/* dir/.base.bbfs/<id>.manifest, as docs/log-format.md describes. */
+int tl_manifests(const char *path, char *out, size_t len)
+{
+    char dir[4200];
+    const char *slash = strrchr(path, '/');
+    struct dirent *e;
+    int n = 0;
+
+    snprintf(dir, sizeof(dir), "%.*s.%s.bbfs", (int) (slash - path + 1), path, slash + 1);
+    DIR *d = opendir(dir);
+    while (d && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (e->d_name[0] == '.' || l < 9 || strcmp(e->d_name + l - 9, ".manifest"))
+            continue;
+        if (n++ == 0 && out)
+            snprintf(out, len, "%s/%s", dir, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    return n;
 }

@@ -45,6 +45,10 @@ void tl_fail_mpi(const char *what, int err, const char *file, int line)
  * what every other one wrote before it. */
 void tl_sync_barrier_sync(MPI_File fh);
 
+/* The manifests of pending or live logs of file `path` (no prefix):
+ * returns how many there are, and the first one's path in `out`. */
+int tl_manifests(const char *path, char *out, size_t len);
+
 /* Expect `err` to be of MPI error class `cls`; returns the error string. */
 const char *tl_expect_class(int err, int cls, const char *what);
 

@@ -19,6 +19,7 @@
 
 #include "manifest.h"
 #include "planner.h"
+#include "sessions.h"
 
 static int rank, nprocs;
 
@@ -55,40 +56,17 @@ static const char *plain_path(const char *name)
     }
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    buf = malloc((size_t) n + 1);
-    if (buf && fread(buf, 1, (size_t) n, f) != (size_t) n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = '\0';
-        *len = (size_t) n;
-    }
-    return buf;
-}
-
 struct summary {
-    int pending;                /* a manifest was found */
+    int pending;                /* sessions found pending */
+    int live;                   /* sessions of handles still open: left alone */
     unsigned long long epochs, bytes, writers;
 };
 
-/* Rank 0: describe the plan; with dry_run, in detail.  Returns 0, or 1 when
- * the logs cannot be planned (the message says why). */
-static int describe(const char *path, int dry_run, int salvage, struct summary *s)
+/* Describe one pending session; with dry_run, in detail.  Returns 0, or 1
+ * when its logs cannot be planned (the message says why). */
+static int describe_session(const char *path, const char *mpath, int dry_run, int salvage,
+                            struct summary *s)
 {
-    char mpath[4096];
     struct logfs_manifest m;
     struct logfs_error le;
     struct logfs_plan *plan;
@@ -97,16 +75,12 @@ static int describe(const char *path, int dry_run, int salvage, struct summary *
     char *text;
     int rc;
 
-    memset(s, 0, sizeof(*s));
-    if (logfs_manifest_path(path, mpath, sizeof(mpath)) != 0)
-        return fprintf(stderr, "bbfs-replay: path too long: %s\n", path), 1;
-    text = read_file(mpath, &len);
-    if (!text) {
-        if (errno == ENOENT)
-            return 0;
-        return fprintf(stderr, "bbfs-replay: cannot read %s: %s\n", mpath, strerror(errno)), 1;
-    }
-    s->pending = 1;
+    rc = logfs_session_load(mpath, &text, &len, &le);
+    if (rc == LOGFS_ENOENT)
+        return 0;               /* replayed by someone else meanwhile */
+    if (rc != LOGFS_OK)
+        return fprintf(stderr, "bbfs-replay: %s\n", le.msg), 1;
+    s->pending++;
     rc = logfs_manifest_parse(text, len, &m, &le);
     free(text);
     if (rc != LOGFS_OK)
@@ -139,9 +113,10 @@ static int describe(const char *path, int dry_run, int salvage, struct summary *
             return 1;
         }
     }
-    s->writers = m.nwriters;
-    s->epochs = logfs_plan_nepochs(plan);
-    for (uint64_t e = 0; e < s->epochs; e++)
+    uint64_t epochs = logfs_plan_nepochs(plan);
+    s->writers += m.nwriters;
+    s->epochs += epochs;
+    for (uint64_t e = 0; e < epochs; e++)
         s->bytes += logfs_plan_epoch_bytes(plan, e);
     if (dry_run) {
         printf("file     %s\nmanifest %s\nfile id  %016llx\nwriters  %u\n", path, mpath,
@@ -151,7 +126,7 @@ static int describe(const char *path, int dry_run, int salvage, struct summary *
                    m.w[w].host, m.w[w].metalog,
                    (unsigned long long) logfs_plan_writer_epochs(plan, w),
                    (unsigned long long) m.w[w].epochs);
-        for (uint64_t e = 0; e < s->epochs; e++) {
+        for (uint64_t e = 0; e < epochs; e++) {
             struct logfs_resize rs;
             logfs_plan_resize(plan, e, &rs);
             printf("epoch %llu: %llu bytes", (unsigned long long) e,
@@ -171,6 +146,32 @@ static int describe(const char *path, int dry_run, int salvage, struct summary *
     logfs_plan_free(plan);
     logfs_manifest_free(&m);
     return 0;
+}
+
+/* Rank 0: describe every pending session of the file, oldest first (the
+ * order the replay takes).  Sessions of handles still open are not
+ * pending: their logs are theirs until they close. */
+static int describe(const char *path, int dry_run, int salvage, struct summary *s)
+{
+    struct logfs_session_info *ss;
+    struct logfs_error le;
+    size_t n;
+    int failed = 0;
+
+    memset(s, 0, sizeof(*s));
+    if (logfs_sessions_list(path, &ss, &n, &le) != LOGFS_OK)
+        return fprintf(stderr, "bbfs-replay: %s: %s\n", path, le.msg), 1;
+    for (size_t i = 0; i < n && !failed; i++) {
+        if (ss[i].live) {
+            s->live++;
+            fprintf(stderr, "bbfs-replay: %s: logs of a handle that is still open (%s): left "
+                    "to it\n", path, ss[i].path);
+            continue;
+        }
+        failed = describe_session(path, ss[i].path, dry_run, salvage, s);
+    }
+    logfs_sessions_free(ss, n);
+    return failed;
 }
 
 int main(int argc, char **argv)

@@ -20,6 +20,8 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_delete.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_features.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_view.c           \
+    bbfs/adio/ad_bbfs/ad_bbfs_pending.c        \
+    bbfs/adio/ad_bbfs/ad_bbfs_manifest.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_log.c            \
     bbfs/adio/ad_bbfs/ad_bbfs_write.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
@@ -37,6 +39,7 @@ romio_other_sources +=                          \
     bbfs/logfs/seal.c                           \
     bbfs/logfs/datalog_reader.c                 \
     bbfs/logfs/planner.c                        \
-    bbfs/logfs/manifest.c
+    bbfs/logfs/manifest.c                       \
+    bbfs/logfs/sessions.c
 
 endif BUILD_AD_BBFS

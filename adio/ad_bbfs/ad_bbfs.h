@@ -10,6 +10,7 @@
 #define AD_BBFS_H_INCLUDED
 
 #include "adio.h"
+#include "../../logfs/sessions.h"
 #include <limits.h>
 
 /* bbfs_consistency: when writes are attached to / queried from the server. */
@@ -43,6 +44,8 @@ typedef struct ADIOI_BBFS_Hints {
 } ADIOI_BBFS_Hints;
 
 struct logfs_writer;
+struct logfs_manifest;
+struct logfs_error;
 struct logfs_rangemap;
 struct logfs_plan;
 struct logfs_datalog_reader;
@@ -80,6 +83,8 @@ typedef struct ADIOI_BBFS_File {
     int nwriters;               /* processes that opened the file */
     char **metalogs;            /* metalog path of every writer, by rank */
     struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */
+    struct logfs_session session;       /* rank 0: the manifest, held while the logs live */
+    int others_live;            /* other handles' sessions live at the last look (or open) */
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
     uint64_t collectives;       /* collective data-access calls entered on this handle */
 
@@ -171,14 +176,27 @@ int ADIOI_BBFS_Walk_view(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
                          ADIO_Offset nbytes, ADIOI_BBFS_extent_fn fn, void *arg,
                          ADIO_Offset * next_fp);
 
+/* ad_bbfs_pending.c: lower driver, and pending sessions replayed, at open */
+void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
+
 /* ad_bbfs_log.c: the logging session of one open file */
+uint64_t ADIOI_BBFS_New_file_id(const char *path);
 void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_collective(ADIO_File fd);
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
 void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code);
-int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);
-void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
+
+/* ad_bbfs_manifest.c: the manifests of the file's sessions */
+int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Manifest_remove(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m);
+int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
+                             struct logfs_error *le);
+/* other handles' live sessions (not this one's): *n parsed manifests */
+int ADIOI_BBFS_Manifest_live_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n);
+void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n);
 int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_write.c / ad_bbfs_read.c: logged writes, reads from every source */
@@ -206,14 +224,26 @@ static inline int ADIOI_BBFS_Logging(ADIO_File fd)
     return bf->writer != NULL && !bf->write_through;
 }
 
-/* Reads must look at logs (some exist for this open file). */
+/* Reads must look at logs: this handle's own, or, where the consistency
+ * model shows them, other handles' live sessions on the same file (found
+ * at open, possibly new after a sync; commit and posix look every time). */
 static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 {
-    return ((ADIOI_BBFS_File *) fd->fs_ptr)->metalogs != NULL;
+    ADIOI_BBFS_File *bf = (ADIOI_BBFS_File *) fd->fs_ptr;
+    int c = bf->hints.consistency;
+
+    if (bf->metalogs)
+        return 1;
+    return c != ADIOI_BBFS_CONSISTENCY_SESSION && (bf->others_live || c ==
+                                                   ADIOI_BBFS_CONSISTENCY_COMMIT
+                                                   || c == ADIOI_BBFS_CONSISTENCY_POSIX);
 }
 
 /* ad_bbfs_datalogs.c: all writers of a plan; read returns an MPI error code */
-void ADIOI_BBFS_Datalogs_init(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan);
+/* Append the plan's writers; returns the table index of its writer 0.  now:
+ * open every datalog at once (-1, nothing added, if one fails: *rc, *le). */
+int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan, int now,
+                            int *rc, struct logfs_error *le);
 int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, void *buf,
                              size_t len);
 /* consecutive datalog bytes into iovcnt (<= LOGFS_READV_MAX) buffers in turn */
@@ -223,6 +253,8 @@ int ADIOI_BBFS_Datalogs_readv(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off,
 void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
 
 /* ad_bbfs_common.c */
+int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);
+int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err);
 void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code);
 int ADIOI_BBFS_Name_has_prefix(const char *name);

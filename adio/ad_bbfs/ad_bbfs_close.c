@@ -13,6 +13,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     int close_err;
 
     ADIOI_BBFS_Log_close(fd, bf->hints.replay == ADIOI_BBFS_REPLAY_ON_CLOSE, error_code);
+    ADIOI_BBFS_Remote_reset(bf);        /* a view of other handles' logs */
     /* The lower handle only borrowed the view; ADIO_Close would free it. */
     lo->etype = MPI_BYTE;
     lo->filetype = MPI_BYTE;

@@ -4,6 +4,8 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "../../logfs/errors.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,47 @@
 ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd)
 {
     return (ADIOI_BBFS_File *) fd->fs_ptr;
+}
+
+/* The one mapping from logfs's status codes to MPI error classes. */
+int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg)
+{
+    int cls;
+
+    switch (code) {
+        case LOGFS_ENOENT:
+        case LOGFS_ENOTDIR: cls = MPI_ERR_NO_SUCH_FILE; break;
+        case LOGFS_EACCES: cls = MPI_ERR_ACCESS; break;
+        case LOGFS_EROFS: cls = MPI_ERR_READ_ONLY; break;
+        case LOGFS_ENOSPC: cls = MPI_ERR_NO_SPACE; break;
+        case LOGFS_ENOMEM: cls = MPI_ERR_NO_MEM; break;
+        case LOGFS_EEXIST: cls = MPI_ERR_FILE_EXISTS; break;
+        case LOGFS_EBUSY: cls = MPI_ERR_FILE_IN_USE; break;
+        default: cls = MPI_ERR_IO; break;
+    }
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, line, cls, "**io",
+                                "bbfs: %s", msg);
+}
+
+/* Every process returns an error of the same class when any one failed:
+ * the lowest failing rank's class, with this process's own message if it
+ * has one.  Collective, so no process waits on one that gave up. */
+int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err)
+{
+    int mine = INT_MAX, cls = MPI_SUCCESS, first;
+
+    if (err != MPI_SUCCESS) {
+        MPI_Error_class(err, &cls);
+        MPI_Comm_rank(comm, &mine);
+    }
+    int pair[2] = { mine, cls }, all[2];
+    /* MINLOC on (rank, class) picks the lowest failing rank's class. */
+    MPI_Allreduce(pair, all, 1, MPI_2INT, MPI_MINLOC, comm);
+    first = all[0];
+    if (first == INT_MAX || err != MPI_SUCCESS)
+        return err;
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, all[1],
+                                "**io", "bbfs: failed on another process, %d (see its error)", first);
 }
 
 /* A driver prefix as MPI_File_open sees one ("ufs:/a"); one-letter

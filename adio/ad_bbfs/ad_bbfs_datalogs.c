@@ -1,7 +1,9 @@
 /*
  * Other writers' datalogs, read at replay and by reads of synced data:
- * opened on first use through logfs's datalog reader, with one error
- * message for a datalog that lost bytes its metalog points at.
+ * opened through logfs's datalog reader (on first use, or at once for
+ * logs another handle may remove), with one error message for a datalog
+ * that lost bytes its metalog points at.  One table may hold the writers of
+ * several plans (several handles' sessions), one after the other.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -10,13 +12,30 @@
 
 #include <stdio.h>
 
-void ADIOI_BBFS_Datalogs_init(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan)
+int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan, int now,
+                            int *rc, struct logfs_error *le)
 {
-    d->n = (int) logfs_plan_nwriters(plan);
-    d->paths = ADIOI_Malloc(sizeof(char *) * d->n);
-    d->readers = ADIOI_Calloc(d->n, sizeof(*d->readers));
-    for (int w = 0; w < d->n; w++)
-        d->paths[w] = ADIOI_Strdup(logfs_plan_datalog(plan, (uint32_t) w));
+    int base = d->n, add = (int) logfs_plan_nwriters(plan);
+    struct logfs_datalog_reader **opened = ADIOI_Calloc(add, sizeof(*opened));
+
+    *rc = LOGFS_OK;
+    for (int w = 0; now && w < add && *rc == LOGFS_OK; w++)
+        *rc = logfs_datalog_reader_open(logfs_plan_datalog(plan, (uint32_t) w), &opened[w], le);
+    if (*rc != LOGFS_OK) {
+        for (int w = 0; w < add; w++)
+            logfs_datalog_reader_close(opened[w]);
+        ADIOI_Free(opened);
+        return -1;
+    }
+    d->n += add;
+    d->paths = ADIOI_Realloc(d->paths, sizeof(char *) * (d->n ? d->n : 1));
+    d->readers = ADIOI_Realloc(d->readers, sizeof(*d->readers) * (d->n ? d->n : 1));
+    for (int w = 0; w < add; w++) {
+        d->paths[base + w] = ADIOI_Strdup(logfs_plan_datalog(plan, (uint32_t) w));
+        d->readers[base + w] = opened[w];
+    }
+    ADIOI_Free(opened);
+    return base;
 }
 
 static int datalog_error(int rc, const struct logfs_error *le)

@@ -40,14 +40,18 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
     ADIOI_BBFS_Lower_end(fd);
 }
 
-/* MPI_File_sync: end the epoch; durable logs if bbfs_durable. */
+/* MPI_File_sync: end the epoch; durable logs if bbfs_durable.  A handle
+ * without logs flushes the canonical file, and still looks for what other
+ * handles synced before its next read. */
 void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code)
 {
-    if (ADIOI_BBFS_Reads_logs(fd)) {
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    *error_code = MPI_SUCCESS;
+    if (!bf->metalogs)
+        ADIO_Flush(bf->lower, error_code);
+    if (*error_code == MPI_SUCCESS)
         ADIOI_BBFS_Log_sync(fd, error_code);
-        return;
-    }
-    ADIO_Flush(ADIOI_BBFS_Private(fd)->lower, error_code);
 }
 
 void ADIOI_BBFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)

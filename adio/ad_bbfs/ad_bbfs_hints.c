@@ -264,6 +264,7 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         bf = ADIOI_Calloc(1, sizeof(*bf));
         bf->open_info = MPI_INFO_NULL;
         bf->shape.type = MPI_DATATYPE_NULL;
+        bf->session.fd = -1;
         default_hints(&bf->hints);
         fd->fs_ptr = bf;
         /* The lower driver gets the user's hints as given (striping, cb_*). */

@@ -22,6 +22,7 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "../../logfs/manifest.h"
 #include "../../logfs/planner.h"
 #include "../../logfs/rangemap.h"
 #include "../../logfs/writer.h"
@@ -40,6 +41,7 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
 struct remote_build {
     struct logfs_rangemap *map;
     ADIO_Offset end;
+    int32_t base;               /* index of the plan's writer 0 in bf->datalogs */
     int rc;
 };
 
@@ -48,7 +50,7 @@ static int add_remote_piece(void *arg, const struct logfs_replay_piece *p)
     struct remote_build *rb = arg;
 
     rb->rc = logfs_rangemap_insert(rb->map, p->offset, p->offset + p->length,
-                                   (int32_t) p->writer, p->dlog_off);
+                                   rb->base + (int32_t) p->writer, p->dlog_off);
     if ((ADIO_Offset) (p->offset + p->length) > rb->end)
         rb->end = (ADIO_Offset) (p->offset + p->length);
     return rb->rc != LOGFS_OK;
@@ -61,37 +63,112 @@ static int remote_needs_rebuild(const ADIOI_BBFS_File * bf)
         || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX;
 }
 
+static int add_plan(struct remote_build *rb, const struct logfs_plan *plan)
+{
+    uint64_t lo, hi;
+    int rc = LOGFS_OK;
+
+    for (uint64_t e = 0; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
+        rc = logfs_plan_domain(plan, e, 0, 1, &lo, &hi, add_remote_piece, rb);
+        if (rc != LOGFS_OK && rb->rc != LOGFS_OK)
+            rc = rb->rc;
+    }
+    return rc;
+}
+
+/* Plan other handles' live sessions (another handle on this file, here or
+ * in another job); a session that ended meanwhile is left out: its logs
+ * were replayed into the canonical file first.  Their datalogs are opened
+ * now, so that a close that removes them later cannot break reads of this
+ * view.  plans[i] is NULL for a session left out. */
+static int plan_others(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
+                       struct logfs_plan ***plans, int *n)
+{
+    static char myname[] = "ADIOI_BBFS_READ_OTHERS";
+    struct logfs_manifest *ms;
+    struct logfs_error le;
+    int err = ADIOI_BBFS_Manifest_live_others(bf, &ms, n), rc = LOGFS_OK;
+
+    *plans = NULL;
+    if (err != MPI_SUCCESS)
+        return err;
+    bf->others_live = *n;
+    if (*n)
+        *plans = ADIOI_Calloc(*n, sizeof(**plans));
+    for (int i = 0; i < *n && rc == LOGFS_OK; i++) {
+        const char **paths = ADIOI_Malloc(sizeof(char *) * ms[i].nwriters);
+        for (uint32_t w = 0; w < ms[i].nwriters; w++)
+            paths[w] = ms[i].w[w].metalog;
+        rc = logfs_plan_build(paths, ms[i].nwriters, po, &(*plans)[i], &le);
+        ADIOI_Free(paths);
+        if (rc == LOGFS_OK && ADIOI_BBFS_Datalogs_add(&bf->datalogs, (*plans)[i], 1, &rc, &le) < 0) {
+            logfs_plan_free((*plans)[i]);
+            (*plans)[i] = NULL;
+        }
+        if (rc == LOGFS_ENOENT)
+            rc = LOGFS_OK;
+    }
+    ADIOI_BBFS_Manifest_free_all(ms, *n);
+    if (rc == LOGFS_OK)
+        return MPI_SUCCESS;
+    for (int i = 0; i < *n; i++)
+        logfs_plan_free((*plans)[i]);
+    ADIOI_BBFS_FREE(*plans);
+    *plans = NULL;
+    *n = 0;
+    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+}
+
+/* The view of synced writes: other handles' live sessions, older first,
+ * then this handle's own.  Epochs of different handles have no common
+ * clock, so where two handles wrote the same byte, each reads its own
+ * bytes; the canonical file gets the bytes of the handle that closes last
+ * (docs/architecture.md, "Several handles"). */
 static int build_remote(ADIOI_BBFS_File * bf)
 {
     static char myname[] = "ADIOI_BBFS_READ_REMOTE";
-    struct logfs_plan *plan;
+    struct logfs_plan *own = NULL, **others = NULL;
     struct logfs_error le;
-    struct remote_build rb = { NULL, 0, LOGFS_OK };
-    uint64_t lo, hi;
-    int rc;
+    struct remote_build rb = { NULL, 0, 0, LOGFS_OK };
+    int rc = LOGFS_OK, err, nothers = 0;
 
     struct logfs_plan_opts po = { 0, bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX };
 
     ADIOI_BBFS_Remote_reset(bf);
-    if (!bf->metalogs || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION) {
+    if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION) {
         bf->remote_stale = 0;
         return MPI_SUCCESS;
     }
-    rc = logfs_plan_build((const char *const *) bf->metalogs, (size_t) bf->nwriters, &po,
-                          &plan, &le);
-    if (rc != LOGFS_OK)
-        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
-    rc = logfs_rangemap_create(&rb.map);
-    for (uint64_t e = 0; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
-        rc = logfs_plan_domain(plan, e, 0, 1, &lo, &hi, add_remote_piece, &rb);
-        if (rc != LOGFS_OK && rb.rc != LOGFS_OK)
-            rc = rb.rc;
+    if (bf->metalogs) {
+        rc = logfs_plan_build((const char *const *) bf->metalogs, (size_t) bf->nwriters, &po,
+                              &own, &le);
+        if (rc != LOGFS_OK)
+            return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+        /* writer r of this handle is datalog r: its own is read through its writer */
+        ADIOI_BBFS_Datalogs_add(&bf->datalogs, own, 0, &rc, &le);
     }
-    if (rc == LOGFS_OK)
-        ADIOI_BBFS_Datalogs_init(&bf->datalogs, plan);
-    logfs_plan_free(plan);
+    if ((err = plan_others(bf, &po, &others, &nothers)) != MPI_SUCCESS) {
+        logfs_plan_free(own);
+        ADIOI_BBFS_Remote_reset(bf);
+        return err;
+    }
+    rc = logfs_rangemap_create(&rb.map);
+    rb.base = own ? (int32_t) logfs_plan_nwriters(own) : 0;
+    for (int i = 0; rc == LOGFS_OK && i < nothers; i++)
+        if (others[i]) {
+            rc = add_plan(&rb, others[i]);
+            rb.base += (int32_t) logfs_plan_nwriters(others[i]);
+        }
+    rb.base = 0;
+    if (rc == LOGFS_OK && own)
+        rc = add_plan(&rb, own);
+    for (int i = 0; i < nothers; i++)
+        logfs_plan_free(others[i]);
+    ADIOI_BBFS_FREE(others);
+    logfs_plan_free(own);
     if (rc != LOGFS_OK) {
         logfs_rangemap_destroy(rb.map);
+        ADIOI_BBFS_Remote_reset(bf);
         return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot index other processes' logs");
     }
     bf->remote = rb.map;
@@ -137,7 +214,7 @@ static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offs
     struct logfs_error le;
     int rc;
 
-    if (writer == c->rank) {
+    if (writer == c->rank && bf->writer) {
         rc = logfs_writer_read_data(bf->writer, dlog, p, (size_t) len, &le);
         if (rc != LOGFS_OK) {
             c->err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);

@@ -1,0 +1,164 @@
+/*
+ * The manifests of a file's logging sessions (logfs/sessions.h).  Each
+ * logging handle is a session: process 0 of the handle publishes the
+ * session's manifest when the logs start and holds it, locked, until the
+ * handle closes, so that other handles on the same file (PnetCDF opens one
+ * file twice; two jobs may share it) never replay or remove its live logs,
+ * and can read what it synced.  A deferred close leaves the manifest
+ * pending for the next open or bbfs-replay; a replay at close removes it.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../logfs/manifest.h"
+#include "../../logfs/sessions.h"
+#include "../../logfs/writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Process 0: write bf->manifest as it stands (the first time, the session
+ * begins). */
+int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
+{
+    static char myname[] = "ADIOI_BBFS_MANIFEST_PUBLISH";
+    struct logfs_error le;
+    char *text = NULL, msg[LOGFS_ERRMSG_MAX + 160];
+    size_t len;
+    int rc = logfs_manifest_format(bf->manifest, &text, &len);
+
+    if (rc != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot describe the logs in a "
+                                    "manifest (hostname or log path with blanks?)");
+    if (bf->session.fd < 0 && !bf->session.path)
+        rc = logfs_session_create(bf->canonical, bf->file_id, text, len, bf->hints.durable,
+                                  &bf->session, &le);
+    else
+        rc = logfs_session_store(&bf->session, text, len, bf->hints.durable, &le);
+    free(text);
+    if (rc == LOGFS_OK)
+        return MPI_SUCCESS;
+    snprintf(msg, sizeof(msg), "%s (the manifest sits beside the file: its directory must be "
+             "writable)", le.msg);
+    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+}
+
+void ADIOI_BBFS_Manifest_remove(ADIOI_BBFS_File * bf)
+{
+    logfs_session_remove(&bf->session);
+}
+
+void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf)
+{
+    logfs_session_release(&bf->session);
+}
+
+/* Remove the logs this host holds (files already gone are fine). */
+void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m)
+{
+    char host[LOGFS_MANIFEST_HOST_MAX] = "";
+
+    gethostname(host, sizeof(host) - 1);
+    for (uint32_t r = 0; r < m->nwriters; r++)
+        if (strcmp(m->w[r].host, host) == 0)
+            logfs_log_remove(m->w[r].metalog, NULL);
+}
+
+/* Load and parse one manifest.  Returns a logfs code; le says why. */
+int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
+                             struct logfs_error *le)
+{
+    char *text;
+    size_t len;
+    int rc = logfs_session_load(path, &text, &len, le);
+
+    if (rc != LOGFS_OK)
+        return rc;
+    rc = logfs_manifest_parse(text, len, m, le);
+    free(text);
+    if (rc != LOGFS_OK) {
+        char msg[LOGFS_ERRMSG_MAX];
+        snprintf(msg, sizeof(msg), "%s: %s", path, le->msg);
+        snprintf(le->msg, sizeof(le->msg), "%s", msg);
+    }
+    return rc;
+}
+
+int ADIOI_BBFS_Manifest_live_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n)
+{
+    static char myname[] = "ADIOI_BBFS_SESSIONS";
+    struct logfs_session_info *s;
+    struct logfs_error le;
+    size_t ns;
+    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le), k = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (rc != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    if (ns)
+        *out = ADIOI_Calloc(ns, sizeof(**out));
+    for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
+        if (!s[i].live)
+            continue;
+        rc = ADIOI_BBFS_Manifest_load(s[i].path, &(*out)[k], &le);
+        if (rc == LOGFS_ENOENT) {       /* it ended meanwhile: its data is in the file */
+            rc = LOGFS_OK;
+            continue;
+        }
+        if (rc == LOGFS_OK && bf->metalogs && (*out)[k].file_id == bf->file_id) {
+            logfs_manifest_free(&(*out)[k]);    /* this handle's own */
+            continue;
+        }
+        if (rc == LOGFS_OK)
+            k++;
+    }
+    logfs_sessions_free(s, ns);
+    *n = k;
+    if (rc == LOGFS_OK)
+        return MPI_SUCCESS;
+    ADIOI_BBFS_Manifest_free_all(*out, k);
+    *out = NULL;
+    *n = 0;
+    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+}
+
+void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n)
+{
+    for (int i = 0; i < n; i++)
+        logfs_manifest_free(&m[i]);
+    ADIOI_BBFS_FREE(m);
+}
+
+/* MPI_File_delete: every session's logs on this host and every manifest go,
+ * live or not (deleting an open file is erroneous in MPI anyway). */
+int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf)
+{
+    static char myname[] = "ADIOI_BBFS_DISCARD_PENDING";
+    struct logfs_session_info *s;
+    struct logfs_error le, first = { 0 };
+    size_t ns;
+    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le), bad = LOGFS_OK;
+
+    if (rc != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    for (size_t i = 0; i < ns; i++) {
+        struct logfs_manifest m;
+        struct logfs_session gone = { -1, s[i].path };
+        rc = ADIOI_BBFS_Manifest_load(s[i].path, &m, &le);
+        if (rc == LOGFS_OK) {
+            ADIOI_BBFS_Manifest_remove_logs(&m);
+            logfs_manifest_free(&m);
+        } else if (rc != LOGFS_ENOENT && bad == LOGFS_OK) {
+            bad = rc;
+            first = le;
+        }
+        /* A damaged manifest goes too (the file is being deleted), but its
+         * logs cannot be found: say so below. */
+        s[i].path = NULL;
+        logfs_session_remove(&gone);
+    }
+    logfs_sessions_free(s, ns);
+    return bad == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, bad, first.msg);
+}

@@ -1,0 +1,248 @@
+/*
+ * The first step of a collective open: process 0 finds the lower driver (as
+ * ROMIO would detect it, unless the name forces one), lists the file's
+ * logging sessions and picks the id of this open's logs; one broadcast
+ * tells everyone.  Sessions that nobody holds any more (a deferred close,
+ * a crashed job) are pending: they become the canonical file now, oldest
+ * first, replayed by this job's processes however many wrote them, so the
+ * lower open (and MPI_MODE_APPEND's end of file) sees them.  Sessions of
+ * handles still open stay theirs (ad_bbfs_manifest.c).
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../logfs/manifest.h"
+#include "../../logfs/sessions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What process 0 found: pending manifests it claimed, their texts. */
+struct pending {
+    int n;
+    struct logfs_session *claims;       /* process 0 only */
+    char **texts;
+    size_t *lens;
+    int live_others;                    /* sessions of handles still open */
+};
+
+static void pending_free(struct pending *p, int release_claims)
+{
+    for (int i = 0; i < p->n; i++) {
+        if (p->claims && release_claims)
+            logfs_session_release(&p->claims[i]);
+        if (p->texts)
+            ADIOI_BBFS_FREE(p->texts[i]);
+    }
+    ADIOI_BBFS_FREE(p->claims);
+    ADIOI_BBFS_FREE(p->texts);
+    ADIOI_BBFS_FREE(p->lens);
+    memset(p, 0, sizeof(*p));
+}
+
+/* Process 0: claim and read every pending session of the file. */
+static int find_pending(ADIOI_BBFS_File * bf, struct pending *p)
+{
+    static char myname[] = "ADIOI_BBFS_FIND_PENDING";
+    struct logfs_session_info *s;
+    struct logfs_error le;
+    size_t ns;
+    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le);
+
+    if (rc != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    if (ns) {
+        p->claims = ADIOI_Calloc(ns, sizeof(*p->claims));
+        p->texts = ADIOI_Calloc(ns, sizeof(*p->texts));
+        p->lens = ADIOI_Calloc(ns, sizeof(*p->lens));
+    }
+    for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
+        if (s[i].live) {
+            p->live_others++;
+            continue;
+        }
+        rc = logfs_session_claim(s[i].path, &p->claims[p->n], &le);
+        if (rc == LOGFS_EBUSY) {        /* another open took it since the listing */
+            p->live_others++;
+            rc = LOGFS_OK;
+            continue;
+        }
+        if (rc == LOGFS_ENOENT) {       /* replayed by someone else meanwhile */
+            rc = LOGFS_OK;
+            continue;
+        }
+        if (rc != LOGFS_OK)
+            break;
+        p->n++;
+        char *text;
+        rc = logfs_session_load(s[i].path, &text, &p->lens[p->n - 1], &le);
+        if (rc == LOGFS_OK) {
+            /* ADIOI_ memory, freed with the rest */
+            p->texts[p->n - 1] = ADIOI_Strdup(text);
+            free(text);
+        }
+    }
+    logfs_sessions_free(s, ns);
+    if (rc == LOGFS_OK)
+        return MPI_SUCCESS;
+    char msg[LOGFS_ERRMSG_MAX + 64];
+    snprintf(msg, sizeof(msg), "pending logs of %s: %s", bf->canonical, le.msg);
+    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+}
+
+/* One broadcast of everything process 0 found: the outcome (its MPI error
+ * class), this open's log id, the lower driver, the pending manifests.
+ * Collectives are expensive when processes share cores; an open makes as
+ * few as it can. */
+static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BBFS_File * bf,
+                            struct pending *p)
+{
+    long long hdr[6] = { 0, 0, 0, 0, 0, 0 };
+    int rank;
+
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        if (err != MPI_SUCCESS)
+            MPI_Error_class(err, (int *) &hdr[0]);
+        hdr[1] = p->n;
+        for (int i = 0; i < p->n; i++)
+            hdr[2] += (long long) p->lens[i] + 1;
+        hdr[3] = (long long) bf->file_id;
+        hdr[4] = bf->lower_fstype;
+        hdr[5] = p->live_others;
+    }
+    MPI_Bcast(hdr, 6, MPI_LONG_LONG, 0, comm);
+    bf->file_id = (uint64_t) hdr[3];
+    bf->lower_fstype = (int) hdr[4];
+    if (hdr[0] != 0)
+        return rank == 0 ? err : MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                      myname, __LINE__, (int) hdr[0], "**io",
+                                                      "bbfs: failed on process 0 (see its "
+                                                      "error)");
+    p->live_others = (int) hdr[5];
+    if (hdr[1] == 0)
+        return MPI_SUCCESS;
+    /* the texts, back to back, each with its NUL */
+    char *all = ADIOI_Malloc(hdr[2]);
+    if (rank == 0)
+        for (int i = 0, at = 0; i < p->n; at += (int) p->lens[i] + 1, i++)
+            memcpy(all + at, p->texts[i], p->lens[i] + 1);
+    MPI_Bcast(all, (int) hdr[2], MPI_CHAR, 0, comm);
+    if (rank != 0) {
+        p->n = (int) hdr[1];
+        p->texts = ADIOI_Calloc(p->n, sizeof(*p->texts));
+        p->lens = ADIOI_Calloc(p->n, sizeof(*p->lens));
+        for (int i = 0, at = 0; i < p->n; i++) {
+            p->lens[i] = strlen(all + at);
+            p->texts[i] = ADIOI_Strdup(all + at);
+            at += (int) p->lens[i] + 1;
+        }
+    }
+    ADIOI_Free(all);
+    return MPI_SUCCESS;
+}
+
+/* Replay pending session i with this job's processes.  Collective. */
+static int replay_one(ADIO_File fd, ADIO_File lo, const struct pending *p, int i,
+                      struct logfs_manifest *m)
+{
+    static char myname[] = "ADIOI_BBFS_REPLAY_PENDING";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    struct logfs_error le;
+    int rc = logfs_manifest_parse(p->texts[i], p->lens[i], m, &le), err;
+
+    if (rc != LOGFS_OK) {
+        /* every process parsed the same text: all fail alike */
+        char msg[LOGFS_ERRMSG_MAX + 64];
+        snprintf(msg, sizeof(msg), "pending logs of %s: %s", bf->canonical, le.msg);
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+    }
+    char **paths = ADIOI_Malloc(sizeof(char *) * m->nwriters);
+    uint64_t *promised = ADIOI_Malloc(sizeof(uint64_t) * m->nwriters);
+    for (uint32_t r = 0; r < m->nwriters; r++) {
+        paths[r] = m->w[r].metalog;
+        promised[r] = m->w[r].epochs;
+    }
+    err = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, (int) m->nwriters, promised,
+                            &bf->hints);
+    ADIOI_BBFS_FREE(paths);
+    ADIOI_BBFS_FREE(promised);
+    return ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+}
+
+void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_OPEN_PREPARE";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    struct pending p;
+    int rank, err = MPI_SUCCESS;
+    const char *lower_path = NULL;
+    int explicit_lower = ADIOI_BBFS_Name_has_prefix(fd->filename);
+
+    memset(&p, 0, sizeof(p));
+    MPI_Comm_rank(fd->comm, &rank);
+    if (rank == 0 || explicit_lower)
+        /* a forced driver resolves from the name alone: everyone can */
+        ADIOI_BBFS_Resolve_lower(fd->filename, &bf->lower_fstype, &bf->lower_ops, &lower_path,
+                                 &err);
+    if (rank == 0 && err == MPI_SUCCESS) {
+        bf->canonical = ADIOI_Strdup(lower_path);
+        bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
+        err = find_pending(bf, &p);
+    }
+    /* Even when the name failed to resolve here, the broadcast is taken,
+     * so that no process waits in it for one that gave up. */
+    if (explicit_lower && rank != 0) {
+        int mine = err;
+        *error_code = bcast_open_state(fd->comm, myname, MPI_SUCCESS, bf, &p);
+        if (mine != MPI_SUCCESS)
+            *error_code = mine;
+    } else {
+        *error_code = bcast_open_state(fd->comm, myname, err, bf, &p);
+    }
+    if (*error_code == MPI_SUCCESS && rank != 0) {
+        if (!explicit_lower)
+            ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &bf->lower_ops, &lower_path,
+                                  error_code);
+        if (*error_code == MPI_SUCCESS)
+            bf->canonical = ADIOI_Strdup(lower_path);
+    }
+    /* name errors are per process; the replay below is collective */
+    *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
+    bf->others_live = p.live_others;
+    if (*error_code != MPI_SUCCESS || p.n == 0) {
+        pending_free(&p, 1);
+        return;
+    }
+
+    MPI_Comm comm;
+    int lower_err;
+    MPI_Comm_dup(fd->comm, &comm);
+    ADIO_File lo = ADIO_Open(fd->comm, comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
+                             ADIO_CREATE | ADIO_RDWR, 0, MPI_BYTE, MPI_BYTE, MPI_INFO_NULL,
+                             ADIO_PERM_NULL, &lower_err);
+    if (lower_err != MPI_SUCCESS) {
+        MPI_Comm_free(&comm);
+        *error_code = lower_err;
+        pending_free(&p, 1);
+        return;
+    }
+    for (int i = 0; i < p.n && *error_code == MPI_SUCCESS; i++) {
+        struct logfs_manifest m;
+        *error_code = replay_one(fd, lo, &p, i, &m);
+        if (*error_code == MPI_SUCCESS) {
+            /* Manifest first: logs without a manifest are garbage, a
+             * manifest without its logs would fail every later open. */
+            if (rank == 0)
+                logfs_session_remove(&p.claims[i]);
+            MPI_Barrier(fd->comm);
+            ADIOI_BBFS_Manifest_remove_logs(&m);
+        }
+        logfs_manifest_free(&m);
+    }
+    int close_err;
+    MPI_File h = lo;
+    ADIO_Close(lo, &close_err);
+    MPIO_File_free(&h);
+    pending_free(&p, 1);
+}

@@ -1,0 +1,302 @@
+/*
+ * Session manifests on disk: naming, the live lock, listing (sessions.h).
+ */
+#define _GNU_SOURCE
+#include "sessions.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "manifest.h"
+
+#define LIVE_BYTE 0
+#define TEXT_BYTE 1
+#define SUFFIX ".manifest"
+/* A manifest is a few lines per writer; anything this large is not one. */
+#define MANIFEST_MAX ((off_t)1 << 28)
+
+int logfs_sessions_dir(const char *path, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    int n = snprintf(out, len, "%.*s.%s.bbfs", (int)dirlen, path, path + dirlen);
+    return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+int logfs_session_path(const char *path, uint64_t file_id, char *out, size_t len)
+{
+    char dir[4096];
+    if (logfs_sessions_dir(path, dir, sizeof dir))
+        return -1;
+    int n = snprintf(out, len, "%s/%016" PRIx64 SUFFIX, dir, file_id);
+    return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+/* Open-file-description locks: a second open of the file, even in the same
+ * process, conflicts, and closing any other descriptor leaves them. */
+static int lock_byte(int fd, int cmd, short type, off_t byte)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = byte;
+    fl.l_len = 1;
+    int rc;
+    while ((rc = fcntl(fd, cmd, &fl)) < 0 && errno == EINTR)
+        ;
+    return rc;
+}
+
+/* Where the file system refuses such locks, sessions cannot be held: the
+ * manifest still records the logs (sessions.h says what that costs). */
+static int locks_unsupported(int e)
+{
+    return e == EINVAL || e == ENOLCK || e == EOPNOTSUPP;
+}
+
+static int write_text(int fd, const char *text, size_t len, int durable, const char *path,
+                      struct logfs_error *err)
+{
+    int e;
+    if (lock_byte(fd, F_OFD_SETLKW, F_WRLCK, TEXT_BYTE) < 0 && !locks_unsupported(errno))
+        return logfs_fail_errno(err, errno, "cannot lock the manifest", path);
+    if ((e = logfs_pwrite_full(fd, text, len, 0)) == 0 && ftruncate(fd, (off_t)len) < 0)
+        e = errno;
+    if (e == 0 && durable && fdatasync(fd) < 0)
+        e = errno;
+    lock_byte(fd, F_OFD_SETLK, F_UNLCK, TEXT_BYTE);
+    return e ? logfs_fail_errno(err, e, "cannot write the manifest", path) : LOGFS_OK;
+}
+
+int logfs_session_create(const char *path, uint64_t file_id, const char *text, size_t len,
+                         int durable, struct logfs_session *s, struct logfs_error *err)
+{
+    char dir[4096], final[4200], tmp[4300];
+    int fd, rc;
+
+    s->fd = -1;
+    s->path = NULL;
+    if (logfs_sessions_dir(path, dir, sizeof dir) || logfs_session_path(path, file_id, final, sizeof final))
+        return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return logfs_fail_errno(err, errno, "cannot create the manifest directory", dir);
+    snprintf(tmp, sizeof tmp, "%s/.new-%016" PRIx64, dir, file_id);
+    /* A concurrent delete of the last session may remove the directory
+     * between the mkdir and the create: make it again, once. */
+    fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == ENOENT && (mkdir(dir, 0700) == 0 || errno == EEXIST))
+        fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return logfs_fail_errno(err, errno, "cannot create the manifest", tmp);
+    if (lock_byte(fd, F_OFD_SETLK, F_WRLCK, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
+        rc = logfs_fail_errno(err, errno, "cannot lock the manifest", tmp);
+        goto fail;
+    }
+    if ((rc = write_text(fd, text, len, durable, tmp, err)))
+        goto fail;
+    if (link(tmp, final) < 0) { /* unlike rename, never replaces a session's manifest */
+        rc = logfs_fail_errno(err, errno, "cannot publish the manifest", final);
+        goto fail;
+    }
+    unlink(tmp);
+    if (!(s->path = strdup(final))) {
+        unlink(final);
+        rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a manifest path");
+        goto fail_closed;
+    }
+    s->fd = fd;
+    return LOGFS_OK;
+fail:
+    unlink(tmp);
+fail_closed:
+    close(fd);
+    return rc;
+}
+
+int logfs_session_store(struct logfs_session *s, const char *text, size_t len, int durable,
+                        struct logfs_error *err)
+{
+    if (s->fd < 0)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "manifest not held");
+    return write_text(s->fd, text, len, durable, s->path, err);
+}
+
+void logfs_session_release(struct logfs_session *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+    free(s->path);
+    s->path = NULL;
+}
+
+void logfs_session_remove(struct logfs_session *s)
+{
+    if (s->path) {
+        unlink(s->path);
+        /* The directory goes with its last manifest (ENOTEMPTY otherwise);
+         * an old release's manifest (".base.bbfs-manifest") has none. */
+        char *slash = strrchr(s->path, '/');
+        size_t l = strlen(s->path);
+        if (slash && l > strlen(SUFFIX) && !strcmp(s->path + l - strlen(SUFFIX), SUFFIX)) {
+            *slash = '\0';
+            rmdir(s->path);
+        }
+    }
+    logfs_session_release(s);
+}
+
+/* Whether some other open file description holds the live lock. */
+static int is_live(const char *manifest)
+{
+    int fd = open(manifest, O_RDONLY | O_CLOEXEC);
+    struct flock fl;
+    if (fd < 0)
+        return 0;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = LIVE_BYTE;
+    fl.l_len = 1;
+    int live = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    close(fd);
+    return live;
+}
+
+static int add(struct logfs_session_info **v, size_t *n, size_t *cap, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return errno == ENOENT ? LOGFS_OK : LOGFS_EIO; /* gone meanwhile: ended */
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 4;
+        struct logfs_session_info *nv = realloc(*v, c * sizeof *nv);
+        if (!nv)
+            return LOGFS_ENOMEM;
+        *v = nv;
+        *cap = c;
+    }
+    struct logfs_session_info *s = &(*v)[*n];
+    if (!(s->path = strdup(path)))
+        return LOGFS_ENOMEM;
+    s->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+    s->live = is_live(path);
+    (*n)++;
+    return LOGFS_OK;
+}
+
+static int older_first(const void *a, const void *b)
+{
+    const struct logfs_session_info *x = a, *y = b;
+    if (x->mtime_ns != y->mtime_ns)
+        return x->mtime_ns < y->mtime_ns ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_t *n,
+                        struct logfs_error *err)
+{
+    char dir[4096], legacy[4200], one[4400];
+    struct logfs_session_info *v = NULL;
+    size_t cap = 0;
+    int rc = LOGFS_OK;
+    DIR *d;
+
+    *out = NULL;
+    *n = 0;
+    if (logfs_sessions_dir(path, dir, sizeof dir) || logfs_manifest_path(path, legacy, sizeof legacy))
+        return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
+    if (access(legacy, F_OK) == 0)
+        rc = add(&v, n, &cap, legacy);
+    if (!rc && (d = opendir(dir)) != NULL) {
+        struct dirent *e;
+        while (!rc && (e = readdir(d)) != NULL) {
+            size_t l = strlen(e->d_name);
+            if (l <= strlen(SUFFIX) || e->d_name[0] == '.' || strcmp(e->d_name + l - strlen(SUFFIX), SUFFIX))
+                continue;
+            snprintf(one, sizeof one, "%s/%s", dir, e->d_name);
+            rc = add(&v, n, &cap, one);
+        }
+        closedir(d);
+    } else if (!rc && errno != ENOENT && errno != ENOTDIR) {
+        rc = logfs_fail_errno(err, errno, "cannot list the manifests in", dir);
+    }
+    if (rc) {
+        logfs_sessions_free(v, *n);
+        *n = 0;
+        return rc == LOGFS_ENOMEM ? logfs_fail(err, rc, 0, "no memory to list manifests") : rc;
+    }
+    if (*n > 1)
+        qsort(v, *n, sizeof *v, older_first);
+    *out = v;
+    return LOGFS_OK;
+}
+
+void logfs_sessions_free(struct logfs_session_info *s, size_t n)
+{
+    for (size_t i = 0; s && i < n; i++)
+        free(s[i].path);
+    free(s);
+}
+
+int logfs_session_claim(const char *manifest, struct logfs_session *s, struct logfs_error *err)
+{
+    s->fd = -1;
+    s->path = NULL;
+    int fd = open(manifest, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return logfs_fail_errno(err, errno, "cannot open the manifest", manifest);
+    if (lock_byte(fd, F_OFD_SETLK, F_WRLCK, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
+        int e = errno;
+        close(fd);
+        if (e == EAGAIN || e == EACCES)
+            return logfs_fail(err, LOGFS_EBUSY, e, "%s belongs to a handle that is still open", manifest);
+        return logfs_fail_errno(err, e, "cannot lock the manifest", manifest);
+    }
+    if (!(s->path = strdup(manifest))) {
+        close(fd);
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a manifest path");
+    }
+    s->fd = fd;
+    return LOGFS_OK;
+}
+
+int logfs_session_load(const char *manifest, char **text, size_t *len, struct logfs_error *err)
+{
+    struct stat st;
+    int fd = open(manifest, O_RDONLY | O_CLOEXEC), e = 0;
+    *text = NULL;
+    *len = 0;
+    if (fd < 0)
+        return logfs_fail_errno(err, errno, "cannot open the manifest", manifest);
+    lock_byte(fd, F_OFD_SETLKW, F_RDLCK, TEXT_BYTE); /* unsupported: read as it is */
+    if (fstat(fd, &st) < 0)
+        e = errno;
+    else if (st.st_size > MANIFEST_MAX)
+        e = -2;
+    else if (!(*text = malloc((size_t)st.st_size + 1)))
+        e = ENOMEM;
+    else if ((e = logfs_pread_full(fd, *text, (size_t)st.st_size, 0)) == 0) {
+        (*text)[st.st_size] = '\0';
+        *len = (size_t)st.st_size;
+    }
+    close(fd); /* drops the read lock */
+    if (e == 0)
+        return LOGFS_OK;
+    free(*text);
+    *text = NULL;
+    if (e == -2)
+        return logfs_fail(err, LOGFS_EFORMAT, 0, "manifest %s is implausibly large", manifest);
+    if (e == -1)
+        return logfs_fail(err, LOGFS_EIO, 0, "manifest %s changed size while read", manifest);
+    return logfs_fail_errno(err, e, "cannot read the manifest", manifest);
+}

@@ -1,0 +1,108 @@
+/*
+ * A file's logging sessions on disk.  Every open handle that logs writes is
+ * a session with a file id of its own; its manifest (manifest.h) lives in a
+ * directory beside the canonical file:
+ *
+ *     dir/.base.bbfs/<file id, 16 hex digits>.manifest
+ *
+ * Several handles may log the same file at once, in one job or several
+ * (PnetCDF opens a file twice), so each session owns its manifest, and
+ * nobody else may replay or remove its logs while it lives.  Its owner (one
+ * process of the handle) keeps the manifest open with an open-file-
+ * description lock on byte 0 for the session's life: the lock says "live",
+ * and the kernel drops it when the owner closes or dies.  A manifest without
+ * the lock is pending: left by a deferred close or a crashed job, for the
+ * next open or bbfs-replay, which first takes the lock itself (claims the
+ * session), so that two jobs never replay one session at once.  Byte 1 is
+ * locked while the text is rewritten, so a reader never parses half of it.
+ *
+ * A new manifest is written under a temporary name and renamed into place
+ * after it is locked, so a listed manifest is never empty and unlocked.
+ *
+ * Releases before this one kept one manifest, dir/.base.bbfs-manifest
+ * (logfs_manifest_path); it is listed as a pending session too.
+ *
+ * Plain POSIX calls: ROMIO's drivers have neither directories nor locks,
+ * and the file systems bbfs stacks on (ufs, nfs, lustre, gpfs) are POSIX
+ * mounts.  Where the file system refuses such locks, sessions cannot be
+ * told apart and every listed session counts as pending.
+ */
+#ifndef LOGFS_SESSIONS_H
+#define LOGFS_SESSIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "dir/.base.bbfs" for canonical file @p path.  @return 0, or -1 if @p out is too small */
+int logfs_sessions_dir(const char *path, char *out, size_t len);
+
+/* "dir/.base.bbfs/<id>.manifest".  @return 0, or -1 if @p out is too small */
+int logfs_session_path(const char *path, uint64_t file_id, char *out, size_t len);
+
+/* A session's manifest as its owner holds it: open and locked. */
+struct logfs_session {
+    int fd;     /* -1: none */
+    char *path; /* the manifest (malloc'ed) */
+};
+
+/*
+ * Create the manifest of a new session, holding @p text, locked as live.
+ * @param[out] s  the session; logfs_session_release() ends the hold
+ * @return LOGFS_OK, LOGFS_EEXIST, LOGFS_ENOENT / LOGFS_EACCES / LOGFS_EROFS /
+ *         LOGFS_ENOSPC / LOGFS_EIO (the directory or file cannot be made)
+ */
+int logfs_session_create(const char *path, uint64_t file_id, const char *text, size_t len,
+                         int durable, struct logfs_session *s, struct logfs_error *err);
+
+/* Rewrite the manifest of a held session (fdatasync'ed if @p durable). */
+int logfs_session_store(struct logfs_session *s, const char *text, size_t len, int durable,
+                        struct logfs_error *err);
+
+/* Stop holding the session: its manifest stays, pending.  s->fd becomes -1. */
+void logfs_session_release(struct logfs_session *s);
+
+/* Remove the manifest of a held (or claimed) session and release it; the
+ * directory goes too once it is empty. */
+void logfs_session_remove(struct logfs_session *s);
+
+/* One manifest found beside a file. */
+struct logfs_session_info {
+    char *path;        /* the manifest */
+    int live;          /* some handle holds it */
+    int64_t mtime_ns;  /* last written: a deferred close's time, or a session's start */
+};
+
+/*
+ * The manifests of file @p path, oldest first (then by name).
+ * @param[out] out  malloc'ed array (NULL when there is none); free with logfs_sessions_free
+ * @return LOGFS_OK (also when there is none), LOGFS_EACCES, LOGFS_EIO, LOGFS_ENOMEM
+ */
+int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_t *n,
+                        struct logfs_error *err);
+void logfs_sessions_free(struct logfs_session_info *s, size_t n);
+
+/*
+ * Take a pending session over (to replay or delete it): lock it as live.
+ * @return LOGFS_OK (s holds it), LOGFS_EBUSY (live: someone else holds it),
+ *         LOGFS_ENOENT (gone meanwhile), LOGFS_EIO
+ */
+int logfs_session_claim(const char *manifest, struct logfs_session *s, struct logfs_error *err);
+
+/*
+ * Read a manifest's text (waiting while its owner rewrites it).
+ * @param[out] text  malloc'ed, NUL-terminated
+ * @return LOGFS_OK, LOGFS_ENOENT, LOGFS_EFORMAT (implausibly large), LOGFS_EIO, LOGFS_ENOMEM
+ */
+int logfs_session_load(const char *manifest, char **text, size_t *len, struct logfs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

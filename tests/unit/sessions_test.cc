@@ -1,0 +1,161 @@
+// Session manifests on disk: one per logging handle, live while its owner
+// holds the lock, pending once released, claimed by whoever replays it.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "helpers.h"
+#include "sessions.h"
+
+class Sessions : public ::testing::Test {
+  protected:
+    std::string File() { return dir.file("out.dat"); }
+    std::string Dir() { return dir.file(".out.dat.bbfs"); }
+    void Create(uint64_t id, logfs_session *s, const std::string &text = "bbfs-manifest 2\n")
+    {
+        ASSERT_EQ(LOGFS_OK, logfs_session_create(File().c_str(), id, text.data(), text.size(), 0, s, &err))
+            << err.msg;
+    }
+    std::vector<logfs_session_info> List()
+    {
+        logfs_session_info *v;
+        size_t n;
+        EXPECT_EQ(LOGFS_OK, logfs_sessions_list(File().c_str(), &v, &n, &err)) << err.msg;
+        std::vector<logfs_session_info> out(v, v + n);
+        for (auto &s : out)
+            s.path = strdup(s.path);
+        logfs_sessions_free(v, n);
+        kept.insert(kept.end(), out.begin(), out.end());
+        return out;
+    }
+    void TearDown() override
+    {
+        for (auto &s : kept)
+            free(s.path);
+    }
+    TempDir dir;
+    logfs_error err{};
+    std::vector<logfs_session_info> kept;
+};
+
+TEST_F(Sessions, NoManifestIsAnEmptyList)
+{
+    EXPECT_TRUE(List().empty());
+}
+
+TEST_F(Sessions, AHeldSessionIsLiveAndReleasedOneIsPending)
+{
+    logfs_session a, b;
+    Create(1, &a);
+    Create(2, &b);
+    auto l = List();
+    ASSERT_EQ(2u, l.size());
+    EXPECT_TRUE(l[0].live);
+    EXPECT_TRUE(l[1].live);
+    logfs_session_release(&a);
+    l = List();
+    ASSERT_EQ(2u, l.size());
+    int live = l[0].live + l[1].live;
+    EXPECT_EQ(1, live);
+    logfs_session_release(&b);
+    l = List();
+    EXPECT_FALSE(l[0].live || l[1].live);
+}
+
+TEST_F(Sessions, ManifestsArePrivateAndNamedByFileId)
+{
+    logfs_session a;
+    Create(0xc0ffee, &a, "text\n");
+    EXPECT_EQ(Dir() + "/0000000000c0ffee.manifest", a.path);
+    EXPECT_EQ(0700u, FileMode(Dir()));
+    EXPECT_EQ(0600u, FileMode(a.path));
+    logfs_session_release(&a);
+}
+
+TEST_F(Sessions, ALiveSessionCannotBeClaimedAPendingOneOnlyOnce)
+{
+    logfs_session a, c1, c2;
+    Create(1, &a);
+    std::string path = a.path;
+    EXPECT_EQ(LOGFS_EBUSY, logfs_session_claim(path.c_str(), &c1, &err));
+    logfs_session_release(&a);
+    ASSERT_EQ(LOGFS_OK, logfs_session_claim(path.c_str(), &c1, &err)) << err.msg;
+    EXPECT_EQ(LOGFS_EBUSY, logfs_session_claim(path.c_str(), &c2, &err));
+    EXPECT_TRUE(List()[0].live);
+    logfs_session_remove(&c1);
+    EXPECT_EQ(LOGFS_ENOENT, logfs_session_claim(path.c_str(), &c2, &err));
+}
+
+TEST_F(Sessions, TheDirectoryGoesWithItsLastManifest)
+{
+    logfs_session a, b;
+    Create(1, &a);
+    Create(2, &b);
+    logfs_session_remove(&a);
+    EXPECT_EQ(0, access(Dir().c_str(), F_OK));
+    logfs_session_remove(&b);
+    EXPECT_NE(0, access(Dir().c_str(), F_OK));
+}
+
+TEST_F(Sessions, TwoSessionsWithOneIdAreRefused)
+{
+    logfs_session a, b;
+    Create(7, &a);
+    EXPECT_EQ(LOGFS_EEXIST, logfs_session_create(File().c_str(), 7, "x\n", 2, 0, &b, &err));
+    logfs_session_release(&a);
+}
+
+TEST_F(Sessions, StoreRewritesAndLoadReadsTheText)
+{
+    logfs_session a;
+    Create(3, &a, "a much longer first version\n");
+    ASSERT_EQ(LOGFS_OK, logfs_session_store(&a, "short\n", 6, 1, &err)) << err.msg;
+    char *text;
+    size_t len;
+    ASSERT_EQ(LOGFS_OK, logfs_session_load(a.path, &text, &len, &err)) << err.msg;
+    EXPECT_EQ(std::string("short\n"), std::string(text, len));
+    free(text);
+    logfs_session_release(&a);
+}
+
+TEST_F(Sessions, PendingSessionsAreListedOldestFirst)
+{
+    logfs_session a, b;
+    Create(9, &a);
+    Create(1, &b);
+    struct timespec t[2] = {{1000, 0}, {1000, 0}};
+    ASSERT_EQ(0, utimensat(AT_FDCWD, a.path, t, 0)); // 9 is the older one
+    std::string older = a.path;
+    logfs_session_release(&a);
+    logfs_session_release(&b);
+    auto l = List();
+    ASSERT_EQ(2u, l.size());
+    EXPECT_EQ(older, l[0].path);
+}
+
+TEST_F(Sessions, AnOldReleasesSingleManifestIsListedAsPending)
+{
+    WriteFile(dir.file(".out.dat.bbfs-manifest"), {'b', '\n'});
+    auto l = List();
+    ASSERT_EQ(1u, l.size());
+    EXPECT_FALSE(l[0].live);
+    EXPECT_EQ(dir.file(".out.dat.bbfs-manifest"), l[0].path);
+    logfs_session c;
+    ASSERT_EQ(LOGFS_OK, logfs_session_claim(l[0].path, &c, &err));
+    logfs_session_remove(&c);
+    EXPECT_TRUE(List().empty());
+}
+
+TEST_F(Sessions, AnImplausiblyLargeManifestIsRefused)
+{
+    logfs_session a;
+    Create(4, &a);
+    ASSERT_EQ(0, truncate(a.path, (off_t)1 << 29));
+    char *text;
+    size_t len;
+    EXPECT_EQ(LOGFS_EFORMAT, logfs_session_load(a.path, &text, &len, &err));
+    logfs_session_release(&a);
+}
