@@ -59,6 +59,14 @@ check_PROGRAMS += %reldir%/t_force
 TESTS += %reldir%/t_force.mpi
 EXTRA_DIST += %reldir%/t_force.mpi
 
+check_PROGRAMS += %reldir%/t_setsize_grow
+%canon_reldir%_t_setsize_grow_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_setsize_grow_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_GROW_SPECS = %reldir%/t_setsize_grow.mpi %reldir%/t_setsize_grow_never.mpi \
+	%reldir%/t_setsize_grow_posix.mpi
+TESTS += $(MPIIO_GROW_SPECS)
+EXTRA_DIST += $(MPIIO_GROW_SPECS)
+
 check_PROGRAMS += %reldir%/t_handles
 %canon_reldir%_t_handles_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_handles_LDADD = $(MPIIO_TEST_LDADD)

@@ -67,6 +67,16 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_sync(b));
     expect_block(b, 2, peer, 3, "B reads what A synced later");
 
+    /* 3b. A grows the file (a logged set_size); B sees the size after sync */
+    MPI_Offset size;
+    TL_MPI(MPI_File_set_size(a, at(6, 0)));
+    TL_MPI(MPI_File_sync(a));
+    MPI_Barrier(MPI_COMM_WORLD);
+    TL_MPI(MPI_File_sync(b));
+    TL_MPI(MPI_File_get_size(b, &size));
+    TL_CHECK(size == at(6, 0), "B sees size %lld after A's set_size, expected %lld",
+             (long long) size, (long long) at(6, 0));
+
     /* 4. B closes (its logs become the canonical file); A still reads them */
     TL_MPI(MPI_File_close(&b));
     MPI_Barrier(MPI_COMM_WORLD);
@@ -84,10 +94,9 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &a));
     for (int region = 0; region < 4; region++)
         expect_block(a, region, peer, region + 1, "after both closed");
-    MPI_Offset size;
     TL_MPI(MPI_File_get_size(a, &size));
-    TL_CHECK(size == at(4, 0), "size %lld, expected %lld", (long long) size,
-             (long long) at(4, 0));
+    TL_CHECK(size == at(6, 0), "size %lld, expected %lld", (long long) size,
+             (long long) at(6, 0));
     TL_MPI(MPI_File_close(&a));
     if (tl_is_bbfs(name))
         TL_CHECK(tl_manifests(tl_path(name), NULL, 0) == 0, "a manifest is left behind");

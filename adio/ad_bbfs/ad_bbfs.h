@@ -184,6 +184,7 @@ uint64_t ADIOI_BBFS_New_file_id(const char *path);
 void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_collective(ADIO_File fd);
+void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code);
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
 void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code);
 

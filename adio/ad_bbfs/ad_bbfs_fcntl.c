@@ -4,8 +4,13 @@
  * Atomic mode: bbfs keeps exact MPI semantics by not logging.  Turning it
  * on replays what is pending into the canonical file and writes go through
  * the lower driver (with its locks) until it is turned off again.
- * set_size likewise replays first and then resizes the canonical file, so
- * truncation needs no special case in the logs' readers.
+ *
+ * set_size: growing the file past every byte any process has written (or
+ * that is synced, or in the canonical file) discards nothing, so it is
+ * logged as a SETSIZE record and the logs stay pending (HDF5 grows the
+ * file to its allocation at every H5Fclose).  Anything else replays first
+ * and then resizes the canonical file, so a truncation needs no special
+ * case in the logs' readers (docs/hints.md, "set_size").
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -54,8 +59,28 @@ void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code)
         ADIOI_BBFS_Log_sync(fd, error_code);
 }
 
+/* A grow of the file as every process sees it: logged.  Collective. */
+static int logged_grow(ADIO_File fd, ADIO_Offset size, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_RESIZE";
+    ADIO_Offset now, most;
+
+    now = ADIOI_BBFS_Logged_size(fd, error_code);
+    *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
+    if (*error_code != MPI_SUCCESS)
+        return 1;
+    MPI_Allreduce(&now, &most, 1, ADIO_OFFSET, MPI_MAX, fd->comm);
+    if (size < most)
+        return 0;
+    ADIOI_BBFS_Log_set_size(fd, size, error_code);
+    *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
+    return 1;
+}
+
 void ADIOI_BBFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code)
 {
+    if (ADIOI_BBFS_Logging(fd) && logged_grow(fd, size, error_code))
+        return;
     ADIOI_BBFS_Log_flush_to_canonical(fd, error_code);
     if (*error_code == MPI_SUCCESS)
         ADIO_Resize(ADIOI_BBFS_Private(fd)->lower, size, error_code);

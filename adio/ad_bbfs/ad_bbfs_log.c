@@ -263,6 +263,22 @@ void ADIOI_BBFS_Log_collective(ADIO_File fd)
         logfs_writer_order(bf->writer, bf->collectives, NULL);
 }
 
+/* MPI_File_set_size that grows the file (ADIOI_BBFS_Resize decides). */
+void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_LOG_SET_SIZE";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    struct logfs_error le;
+    int rc = logfs_writer_set_size(bf->writer, (uint64_t) size, &le);
+
+    if (rc == LOGFS_OK && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX)
+        rc = logfs_writer_flush(bf->writer, &le);
+    *error_code = rc == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc,
+                                                                      le.msg);
+    if (rc == LOGFS_OK && size > bf->own_end)
+        bf->own_end = size;
+}
+
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code)
 {
     *error_code = MPI_SUCCESS;

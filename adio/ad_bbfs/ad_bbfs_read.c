@@ -69,9 +69,14 @@ static int add_plan(struct remote_build *rb, const struct logfs_plan *plan)
     int rc = LOGFS_OK;
 
     for (uint64_t e = 0; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
+        struct logfs_resize rs;
         rc = logfs_plan_domain(plan, e, 0, 1, &lo, &hi, add_remote_piece, rb);
         if (rc != LOGFS_OK && rb->rc != LOGFS_OK)
             rc = rb->rc;
+        /* a logged set_size only ever grows the file (ADIOI_BBFS_Resize) */
+        if (rc == LOGFS_OK && logfs_plan_resize(plan, e, &rs) == LOGFS_OK && rs.present
+            && (ADIO_Offset) rs.extend_to > rb->end)
+            rb->end = (ADIO_Offset) rs.extend_to;
     }
     return rc;
 }
