@@ -26,6 +26,7 @@ PKGS=(
     googletest libgtest-dev # unit tests
     clang libclang-rt-14-dev  # libFuzzer target for the metalog reader
     python3
+    libhdf5-mpich-dev hdf5-tools  # Debian's parallel HDF5, run unmodified on bbfs (make check)
 )
 
 missing=()
