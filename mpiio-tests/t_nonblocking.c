@@ -1,5 +1,6 @@
 /* Nonblocking I/O: iwrite_at, iwrite (individual pointer) and iwrite_all in
- * flight together, then iread_at and iread_all of a neighbour's data. */
+ * flight together, then iread_at and iread_all of a neighbour's data, and
+ * an iread_at across the end of the file. */
 #include "testlib.h"
 #include <stdlib.h>
 
@@ -43,6 +44,18 @@ int main(int argc, char **argv)
     TL_MPI(MPI_Waitall(2, req, st));
     tl_verify(got[0], BLOCK, P * BLOCK + peer, 2, "iread_at");
     tl_verify(got[1], BLOCK, 2 * P * BLOCK + peer, 3, "iread_at_all");
+
+    /* at the end of the file a nonblocking read moves what is there, as a
+     * blocking one does */
+    MPI_Offset end = 3 * P * BLOCK;
+    int count;
+    TL_MPI(MPI_File_iread_at(fh, end - 10, got[0], 100, MPI_BYTE, &req[0]));
+    TL_MPI(MPI_Wait(&req[0], &st[0]));
+    MPI_Get_count(&st[0], MPI_BYTE, &count);
+    TL_CHECK(count == 10, "iread_at of 100 bytes 10 before the end moved %d", count);
+    TL_MPI(MPI_File_read_at(fh, end - 10, got[1], 100, MPI_BYTE, &st[1]));
+    MPI_Get_count(&st[1], MPI_BYTE, &count);
+    TL_CHECK(count == 10, "read_at of 100 bytes 10 before the end moved %d", count);
     TL_MPI(MPI_File_close(&fh));
     for (int i = 0; i < 3; i++)
         free(b[i]);

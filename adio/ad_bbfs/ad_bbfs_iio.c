@@ -8,12 +8,13 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 
-static void completed(ADIO_File fd, int count, MPI_Datatype datatype, ADIO_Request * request,
-                      int *error_code)
+/* A request already complete, for the bytes the blocking call moved (a
+ * read at the end of the file moves fewer than asked). */
+static void completed(ADIO_File fd, ADIO_Status * st, ADIO_Request * request, int *error_code)
 {
-    MPI_Count size;
-    MPI_Type_size_x(datatype, &size);
-    MPIO_Completed_request_create(&fd, (MPI_Offset) count * size, error_code, request);
+    MPI_Count bytes = 0;
+    MPI_Get_elements_x(st, MPI_BYTE, &bytes);
+    MPIO_Completed_request_create(&fd, (MPI_Offset) bytes, error_code, request);
 }
 
 /* A read that must look at logs, done now.  Returns 0 if the file has no
@@ -29,7 +30,7 @@ static int logged_iread(ADIO_File fd, void *buf, int count, MPI_Datatype datatyp
     ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, contig, &st,
                         error_code);
     if (*error_code == MPI_SUCCESS)
-        completed(fd, count, datatype, request, error_code);
+        completed(fd, &st, request, error_code);
     return 1;
 }
 
@@ -45,7 +46,7 @@ static int logged_iwrite(ADIO_File fd, const void *buf, int count, MPI_Datatype 
     ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, contig, &st,
                          error_code);
     if (*error_code == MPI_SUCCESS)
-        completed(fd, count, datatype, request, error_code);
+        completed(fd, &st, request, error_code);
     return 1;
 }
 

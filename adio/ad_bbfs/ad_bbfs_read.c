@@ -278,9 +278,18 @@ static int resolve(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data
          * Under posix the view holds every write made so far, own ones
          * included, in the order collective calls give them: a write of
          * this process's may have lost to a later one of another's. */
-        return logfs_writer_lookup(bf->writer, (uint64_t) off, (uint64_t) len,
-                                   bf->remote ? logfs_writer_epoch(bf->writer) : 0,
-                                   from_own, c) != 0;
+    {
+        static char myname[] = "ADIOI_BBFS_READ_OWN";
+        int rc = logfs_writer_lookup(bf->writer, (uint64_t) off, (uint64_t) len,
+                                     bf->remote ? logfs_writer_epoch(bf->writer) : 0,
+                                     from_own, c);
+        /* the lookup's own failure (no memory for the index) must not pass
+         * for a read with an unfilled buffer */
+        if (rc != 0 && c->err == MPI_SUCCESS)
+            c->err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot index this process's "
+                                          "own writes");
+        return rc != 0;
+    }
     return from_own(c, &hole);
 }
 

@@ -262,18 +262,30 @@ static int write_round(struct replay *rp, const struct logfs_replay_piece *pc, s
 /* Apply one SETSIZE effect (resize collectively, as MPI_File_set_size does). */
 static int resize_to(struct replay *rp, uint64_t size, int only_grow)
 {
+    static char myname[] = "ADIOI_BBFS_REPLAY_RESIZE";
     ADIO_Fcntl_t fc;
-    long long cur = 0;
+    long long cur[2] = { 0, MPI_SUCCESS };      /* size, process 0's error class */
     int rank, err = MPI_SUCCESS;
 
     MPI_Comm_rank(rp->comm, &rank);
     if (only_grow) {
         if (rank == 0) {
             ADIO_Fcntl(rp->lower, ADIO_FCNTL_GET_FSIZE, &fc, &err);
-            cur = fc.fsize;
+            cur[0] = err == MPI_SUCCESS ? fc.fsize : 0;
+            if (err != MPI_SUCCESS) {
+                int cls;
+                MPI_Error_class(err, &cls);
+                cur[1] = cls;
+            }
         }
-        MPI_Bcast(&cur, 1, MPI_LONG_LONG, 0, rp->comm);
-        if ((uint64_t) cur >= size)
+        MPI_Bcast(cur, 2, MPI_LONG_LONG, 0, rp->comm);
+        if (cur[1] != MPI_SUCCESS)
+            return rank == 0 ? err : MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
+                                                          myname, __LINE__, (int) cur[1],
+                                                          "**io", "bbfs: cannot get the "
+                                                          "file size on process 0 (see its "
+                                                          "error)");
+        if ((uint64_t) cur[0] >= size)
             return MPI_SUCCESS;
     }
     ADIO_Resize(rp->lower, (ADIO_Offset) size, &err);
