@@ -39,18 +39,21 @@
  *     size:varint      new file size: shrinking discards bytes at and past
  *                      it, growing reads as zeros
  *
- *   ORDER   (version 2; the writer's handle entered a collective call)
- *     seq:varint       number of collective calls the handle has entered, >= 1
- *                      and never smaller than an earlier ORDER's; the writes
- *                      and SETSIZEs after it, up to the next ORDER, were made
- *                      in or after call number seq.  Every process of a file
+ *   ORDER   (version 2; the writer's handle entered or left a collective call)
+ *     seq:varint       boundaries of collective calls the handle has passed
+ *                      (each call's entry and exit count one), >= 1 and never
+ *                      smaller than an earlier ORDER's: the writes and
+ *                      SETSIZEs after it, up to the next ORDER, were made in
+ *                      collective call (seq + 1) / 2 when seq is odd, after
+ *                      call seq / 2 when it is even.  Every process of a file
  *                      enters the same collective calls in the same order, so
  *                      within an epoch the writes of (seq, rank, record order)
  *                      are applied in that order: a collective call orders the
- *                      writes before it against those after it on every
- *                      process, as ROMIO over a POSIX file does (HDF5 writes a
- *                      chunk's fill values and then its data in two calls).
- *                      Writes before the first ORDER have seq 0.
+ *                      writes before it, in it and after it, on every process,
+ *                      as ROMIO over a POSIX file does (HDF5 writes a chunk's
+ *                      fill values in one call, then its data in the next, or
+ *                      after a barrier with independent writes).  Writes
+ *                      before the first ORDER have seq 0.
  *
  *   CLOSE   (the last record of a cleanly closed log; closes the open epoch)
  *     epoch:varint     the epoch being closed (as for SYNC)

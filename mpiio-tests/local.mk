@@ -43,7 +43,8 @@ check_PROGRAMS += %reldir%/t_random
 %canon_reldir%_t_random_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_random_LDADD = $(MPIIO_TEST_LDADD)
 MPIIO_RANDOM_SPECS = %reldir%/t_random.mpi %reldir%/t_random_commit.mpi \
-	%reldir%/t_random_posix.mpi %reldir%/t_random_replay.mpi
+	%reldir%/t_random_posix.mpi %reldir%/t_random_replay.mpi \
+	%reldir%/t_random_collective.mpi
 TESTS += $(MPIIO_RANDOM_SPECS)
 EXTRA_DIST += $(MPIIO_RANDOM_SPECS)
 
@@ -78,7 +79,7 @@ check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)
 MPIIO_COLLORDER_SPECS = %reldir%/t_collorder.mpi %reldir%/t_collorder_posix.mpi \
-	%reldir%/t_collorder_replay.mpi
+	%reldir%/t_collorder_replay.mpi %reldir%/t_collorder_collective.mpi
 TESTS += $(MPIIO_COLLORDER_SPECS)
 EXTRA_DIST += $(MPIIO_COLLORDER_SPECS)
 

@@ -7,13 +7,14 @@
  * Each region has one block per rank; block r is first written by the
  * next rank ("stale") and then by rank r ("fresh"), with a collective call
  * between the two.  The fresh bytes must win everywhere: in the file after
- * close (the runner compares it with ufs:), in reads after a sync, and
- * under bbfs_consistency=posix in reads right after the writes. */
+ * close (the runner compares it with ufs:), in reads after a sync, under
+ * bbfs_consistency=posix in reads right after the writes, and under
+ * bbfs_consistency=collective after one more collective call. */
 #include "testlib.h"
 #include <string.h>
 
 #define BLOCK 64
-#define NREGIONS 4
+#define NREGIONS 5
 
 static MPI_Offset block_at(int region, int r)
 {
@@ -88,12 +89,26 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     MPI_Type_free(&blk);
 
+    /* region 4: fill values in a collective call, a barrier, then the data
+     * in independent writes (HDF5's chunked datasets with independent
+     * transfers): writes after a collective call win over writes in it */
+    TL_MPI(MPI_File_write_at_all(fh, block_at(4, prev), stale, BLOCK, MPI_BYTE, &st));
+    MPI_Barrier(MPI_COMM_WORLD);
+    tl_fill(fresh, BLOCK, block_at(4, tl_rank), 14);
+    TL_MPI(MPI_File_write_at(fh, block_at(4, tl_rank), fresh, BLOCK, MPI_BYTE, &st));
+
     /* Under posix every write is visible when it returns: the block this
      * process filled with stale bytes must already read as its owner's. */
     if (consistency_is(fh, "posix")) {
         MPI_Barrier(MPI_COMM_WORLD);
         check_fresh(fh, prev, "posix, before any sync");
         check_fresh(fh, tl_rank, "posix, own block before any sync");
+    }
+    /* Under the collective model a collective call is enough. */
+    if (consistency_is(fh, "collective")) {
+        TL_MPI(MPI_File_read_at_all(fh, 0, &none, 0, MPI_BYTE, &st));
+        check_fresh(fh, prev, "collective, after a collective call");
+        check_fresh(fh, tl_rank, "collective, own block after a collective call");
     }
 
     tl_sync_barrier_sync(fh);

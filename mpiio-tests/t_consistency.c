@@ -1,10 +1,12 @@
-/* The four consistency models side by side, one file each, same code:
+/* The five consistency models side by side, one file each, same code:
  * rank 1 writes a block; rank 0 reads it back at different points and
  * checks what each model promises (bbfs_consistency):
  *
  *   posix    visible as soon as the write returned (barrier only)
  *   commit   visible once the writer synced (the reader need not sync)
  *   mpiio    visible after sync-barrier-sync
+ *   collective  not after a barrier alone; visible after any collective
+ *            call (no sync), as well as after sync-barrier-sync
  *   session  not visible after syncs; visible after close and reopen
  *
  * In every model the writer reads its own write back after its sync.
@@ -48,6 +50,16 @@ static void one_model(const char *name, const char *model, int bbfs)
     MPI_Barrier(MPI_COMM_WORLD);
     if (tl_rank == 0 && !strcmp(model, "posix"))
         TL_CHECK(read_block(fh, got), "posix: write not visible after barrier");
+    if (!strcmp(model, "collective")) {
+        if (tl_rank == 0 && bbfs)
+            TL_CHECK(!read_block(fh, got), "collective: visible after a barrier alone");
+        /* the writer flushes when it enters the collective call below */
+        MPI_Barrier(MPI_COMM_WORLD);
+        /* any collective data access, here one that moves nothing */
+        TL_MPI(MPI_File_read_at_all(fh, 0, got, 0, MPI_BYTE, &st));
+        if (tl_rank == 0)
+            TL_CHECK(read_block(fh, got), "collective: not visible after a collective call");
+    }
     if (tl_rank == 1)
         TL_MPI(MPI_File_sync(fh));      /* the writer's half of a sync point */
     else if (tl_rank != 0)
@@ -58,8 +70,8 @@ static void one_model(const char *name, const char *model, int bbfs)
     if (tl_rank == 0) {
         TL_MPI(MPI_File_sync(fh));
         seen = read_block(fh, got);
-        if (!strcmp(model, "mpiio"))
-            TL_CHECK(seen, "mpiio: not visible after sync-barrier-sync");
+        if (!strcmp(model, "mpiio") || !strcmp(model, "collective"))
+            TL_CHECK(seen, "%s: not visible after sync-barrier-sync", model);
         if (!strcmp(model, "session") && bbfs)
             TL_CHECK(!seen, "session: visible before close/open");
     }
@@ -78,13 +90,13 @@ static void one_model(const char *name, const char *model, int bbfs)
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
-    const char *models[] = { "posix", "commit", "mpiio", "session" };
+    const char *models[] = { "posix", "commit", "mpiio", "session", "collective" };
     MPI_File fh;
     MPI_Status st;
 
     TL_CHECK(tl_nprocs >= 2, "needs at least 2 processes");
     /* MPI_File_sync is collective: every rank calls it once per model. */
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < 5; m++)
         one_model(name, models[m], tl_is_bbfs(name));
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_WRONLY,
                          MPI_INFO_NULL, &fh));

@@ -18,7 +18,8 @@ enum ADIOI_BBFS_consistency {
     ADIOI_BBFS_CONSISTENCY_MPIIO,
     ADIOI_BBFS_CONSISTENCY_SESSION,
     ADIOI_BBFS_CONSISTENCY_COMMIT,
-    ADIOI_BBFS_CONSISTENCY_POSIX
+    ADIOI_BBFS_CONSISTENCY_POSIX,
+    ADIOI_BBFS_CONSISTENCY_COLLECTIVE   /* mpiio, and every collective call syncs */
 };
 
 /* bbfs_replay: when logs are turned into the canonical file. */
@@ -86,12 +87,14 @@ typedef struct ADIOI_BBFS_File {
     struct logfs_session session;       /* rank 0: the manifest, held while the logs live */
     int others_live;            /* other handles' sessions live at the last look (or open) */
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
-    uint64_t collectives;       /* collective data-access calls entered on this handle */
+    int own_unflushed;          /* collective model: own writes since the view was built */
+    uint64_t boundaries;        /* entries and exits of collective data-access calls */
 
     /* Other processes' synced writes (ad_bbfs_read.c), rebuilt after a sync. */
     int remote_stale;
     struct logfs_rangemap *remote;      /* owner = writer rank, pos = datalog offset */
     ADIO_Offset remote_end;
+    long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */
 
     ADIOI_BBFS_Shape shape;     /* of fd->filetype, once known (ad_bbfs_view.c) */
@@ -184,6 +187,7 @@ uint64_t ADIOI_BBFS_New_file_id(const char *path);
 void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_collective(ADIO_File fd);
+void ADIOI_BBFS_Log_collective_end(ADIO_File fd);
 void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code);
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
 void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code);
@@ -223,6 +227,14 @@ static inline int ADIOI_BBFS_Logging(ADIO_File fd)
 {
     ADIOI_BBFS_File *bf = (ADIOI_BBFS_File *) fd->fs_ptr;
     return bf->writer != NULL && !bf->write_through;
+}
+
+/* The synced view holds every write flushed so far, unsealed ones too, in
+ * the order collective calls give them (posix, collective). */
+static inline int ADIOI_BBFS_View_unsealed(const ADIOI_BBFS_File * bf)
+{
+    return bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX
+        || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE;
 }
 
 /* Reads must look at logs: this handle's own, or, where the consistency

@@ -25,7 +25,9 @@
 #define BBFS_REPLAY_BUFFER_MIN     ((ADIO_Offset) 64 << 10)
 #define BBFS_REPLAY_BUFFER_MAX     ((ADIO_Offset) 1 << 30)
 
-static const char *const consistency_names[] = { "mpiio", "session", "commit", "posix", NULL };
+static const char *const consistency_names[] = { "mpiio", "session", "commit", "posix",
+    "collective", NULL
+};
 static const char *const replay_names[] = { "on_close", "on_read_open", "never", NULL };
 static const char *const bool_names[] = { "false", "true", NULL };
 

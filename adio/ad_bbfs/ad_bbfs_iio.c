@@ -107,14 +107,14 @@ void ADIOI_BBFS_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatyp
                                  ADIO_Request * request, int *error_code)
 {
     ADIOI_BBFS_Log_collective(fd);
-    if (logged_iread(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
-                     error_code))
-        return;
-
-    ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-    ADIO_IreadStridedColl(lo, buf, count, datatype, file_ptr_type, offset, request,
-                          error_code);
-    ADIOI_BBFS_Lower_end(fd);
+    if (!logged_iread(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
+                      error_code)) {
+        ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
+        ADIO_IreadStridedColl(lo, buf, count, datatype, file_ptr_type, offset, request,
+                              error_code);
+        ADIOI_BBFS_Lower_end(fd);
+    }
+    ADIOI_BBFS_Log_collective_end(fd);
 }
 
 void ADIOI_BBFS_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
@@ -122,12 +122,12 @@ void ADIOI_BBFS_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
                                   ADIO_Request * request, int *error_code)
 {
     ADIOI_BBFS_Log_collective(fd);
-    if (logged_iwrite(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
-                      error_code))
-        return;
-
-    ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-    ADIO_IwriteStridedColl(lo, buf, count, datatype, file_ptr_type, offset, request,
-                           error_code);
-    ADIOI_BBFS_Lower_end(fd);
+    if (!logged_iwrite(fd, buf, count, datatype, file_ptr_type, offset, 0, request,
+                       error_code)) {
+        ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
+        ADIO_IwriteStridedColl(lo, buf, count, datatype, file_ptr_type, offset, request,
+                               error_code);
+        ADIOI_BBFS_Lower_end(fd);
+    }
+    ADIOI_BBFS_Log_collective_end(fd);
 }

@@ -88,12 +88,13 @@ void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype
         ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
                             error_code);
         ordered_sync(fd);
-        return;
+    } else {
+        ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
+        ADIO_ReadStridedColl(lo, buf, count, datatype, file_ptr_type, offset, status,
+                             error_code);
+        ADIOI_BBFS_Lower_end(fd);
     }
-
-    ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-    ADIO_ReadStridedColl(lo, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    ADIOI_BBFS_Lower_end(fd);
+    ADIOI_BBFS_Log_collective_end(fd);
 }
 
 void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
@@ -105,10 +106,11 @@ void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
         ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
                              error_code);
         ordered_sync(fd);
-        return;
+    } else {
+        ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
+        ADIO_WriteStridedColl(lo, buf, count, datatype, file_ptr_type, offset, status,
+                              error_code);
+        ADIOI_BBFS_Lower_end(fd);
     }
-
-    ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-    ADIO_WriteStridedColl(lo, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    ADIOI_BBFS_Lower_end(fd);
+    ADIOI_BBFS_Log_collective_end(fd);
 }

@@ -250,17 +250,41 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
 }
 
 /* Every process enters the same collective calls in the same order, so
- * their count orders the writes around each call on every process: HDF5
- * writes a chunk's fill values in one write_at_all and its data in the
- * next, and ROMIO over a POSIX file applies them in that order. */
+ * counting their boundaries orders the writes around each call on every
+ * process: writes before call k, in it, and after it have the counts
+ * 2k-2, 2k-1 and 2k.  HDF5 writes a chunk's fill values in one
+ * write_at_all and its data in the next, or with independent writes after
+ * the call and a barrier; ROMIO over a POSIX file applies them in that
+ * order, and the later ones win here too. */
+static void order_boundary(ADIOI_BBFS_File * bf)
+{
+    bf->boundaries++;
+    if (bf->writer)
+        /* cannot fail: outside a write call, and the count only grows */
+        logfs_writer_order(bf->writer, bf->boundaries, NULL);
+}
+
+void ADIOI_BBFS_Log_collective_end(ADIO_File fd)
+{
+    order_boundary(ADIOI_BBFS_Private(fd));
+}
+
 void ADIOI_BBFS_Log_collective(ADIO_File fd)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
-    bf->collectives++;
+    order_boundary(bf);
+    if (bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_COLLECTIVE)
+        return;
+    /* The collective model: what every process wrote before this call is
+     * visible to reads in and after it.  Each flushes its log, and no one
+     * goes on before all have (a flush that fails shows at the next sync
+     * or close, which write the same records again). */
     if (bf->writer)
-        /* cannot fail: outside a write call, and the count only grows */
-        logfs_writer_order(bf->writer, bf->collectives, NULL);
+        logfs_writer_flush(bf->writer, NULL);
+    MPI_Barrier(fd->comm);
+    bf->remote_stale = 1;
+    bf->others_live = 1;
 }
 
 /* MPI_File_set_size that grows the file (ADIOI_BBFS_Resize decides). */
@@ -277,6 +301,7 @@ void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code)
                                                                       le.msg);
     if (rc == LOGFS_OK && size > bf->own_end)
         bf->own_end = size;
+    bf->own_unflushed = 1;
 }
 
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code)

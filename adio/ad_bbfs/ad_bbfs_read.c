@@ -29,9 +29,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
 {
+    /* (view_sizes stays: build_remote refills it, close frees it) */
     logfs_rangemap_destroy(bf->remote);
     bf->remote = NULL;
     bf->remote_stale = 1;
@@ -56,11 +58,39 @@ static int add_remote_piece(void *arg, const struct logfs_replay_piece *p)
     return rb->rc != LOGFS_OK;
 }
 
-/* Which writer's datalog holds each synced byte, newest epoch winning. */
-static int remote_needs_rebuild(const ADIOI_BBFS_File * bf)
+/* The metalog sizes of this handle's writers, or 0 where one cannot be
+ * read: a cheap test of whether anyone logged anything since. */
+static void metalog_sizes(const ADIOI_BBFS_File * bf, long long *out)
 {
-    return bf->remote_stale || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COMMIT
-        || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX;
+    struct stat sb;
+    for (int r = 0; r < bf->nwriters; r++)
+        out[r] = stat(bf->metalogs[r], &sb) == 0 ? (long long) sb.st_size : 0;
+}
+
+/* Under commit and posix every read must see what others logged up to
+ * then; rebuilding the view costs a plan of all the logs, so it is rebuilt
+ * only when some metalog grew (reads between writes are the common case:
+ * HDF5 reads its metadata in many small reads).  Other handles' sessions
+ * are not watched this way: with any, the view is rebuilt every time. */
+static int logs_grew(ADIOI_BBFS_File * bf)
+{
+    if (!bf->remote || !bf->view_sizes || bf->others_live || !bf->metalogs)
+        return 1;
+    long long *now = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
+    metalog_sizes(bf, now);
+    int grew = memcmp(now, bf->view_sizes, sizeof(long long) * bf->nwriters) != 0;
+    ADIOI_Free(now);
+    return grew;
+}
+
+/* Which writer's datalog holds each synced byte, newest epoch winning. */
+static int remote_needs_rebuild(ADIOI_BBFS_File * bf)
+{
+    int c = bf->hints.consistency;
+    return bf->remote_stale
+        || ((c == ADIOI_BBFS_CONSISTENCY_COMMIT || c == ADIOI_BBFS_CONSISTENCY_POSIX)
+            && logs_grew(bf))
+        || (c == ADIOI_BBFS_CONSISTENCY_COLLECTIVE && bf->own_unflushed);
 }
 
 static int add_plan(struct remote_build *rb, const struct logfs_plan *plan)
@@ -137,12 +167,24 @@ static int build_remote(ADIOI_BBFS_File * bf)
     struct remote_build rb = { NULL, 0, 0, LOGFS_OK };
     int rc = LOGFS_OK, err, nothers = 0;
 
-    struct logfs_plan_opts po = { 0, bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX };
+    struct logfs_plan_opts po = { 0, ADIOI_BBFS_View_unsealed(bf) };
 
     ADIOI_BBFS_Remote_reset(bf);
+    if (bf->metalogs) {
+        /* sizes first: what is logged after this point makes them differ */
+        if (!bf->view_sizes)
+            bf->view_sizes = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
+        metalog_sizes(bf, bf->view_sizes);
+    }
     if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION) {
         bf->remote_stale = 0;
         return MPI_SUCCESS;
+    }
+    if (bf->metalogs && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE) {
+        /* the view then holds this process's own writes too, in order */
+        if ((rc = logfs_writer_flush(bf->writer, &le)) != LOGFS_OK)
+            return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+        bf->own_unflushed = 0;
     }
     if (bf->metalogs) {
         rc = logfs_plan_build((const char *const *) bf->metalogs, (size_t) bf->nwriters, &po,
@@ -272,7 +314,7 @@ static int resolve(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data
 
     c->dst = c->packed + data_off;
     c->base = off;
-    if (bf->writer && !(bf->remote && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX))
+    if (bf->writer && !(bf->remote && ADIOI_BBFS_View_unsealed(bf)))
         /* Own bytes of earlier epochs are in the synced view with everyone's;
          * without one (session consistency) they come from the own log too.
          * Under posix the view holds every write made so far, own ones
