@@ -26,6 +26,8 @@ PKGS=(
     googletest libgtest-dev # unit tests
     clang libclang-rt-14-dev  # libFuzzer target for the metalog reader
     python3
+    m4                      # PnetCDF (make check-clients): its autoreconf and generated sources
+    zlib1g-dev              # HDF5 (make check-clients): deflate filter in testpar's filter tests
 )
 
 missing=()
