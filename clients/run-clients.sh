@@ -8,13 +8,19 @@
 # which publishes them as $CLIENTS_DIR/pnetcdf and $CLIENTS_DIR/hdf5.
 #
 #   PnetCDF: `make check` and `make ptest` (4 processes, PnetCDF's own
-#     choice), run directory by directory as PnetCDF's recursive targets
-#     would, with TESTOUTDIR=<prefix><scratch dir>.  A suite is one
-#     directory's check or ptest.
+#     choice), run directory by directory in the order of PnetCDF's
+#     recursive targets, with TESTOUTDIR=<prefix><scratch dir>.  A `make
+#     check` suite is one directory.  `make ptest` stops a directory at its
+#     first failing program, so where the directory's parallel_run.sh loops
+#     over check_PROGRAMS it runs once per program (make ptest
+#     check_PROGRAMS=PROG), one suite each; CLIENTS_EACH=0 runs one `make
+#     ptest` per directory instead.
 #   HDF5: the testpar programs, in the order of testpar/Makefile.am, under
-#     `mpiexec -n $CLIENTS_NPROCS`, with HDF5_PARAPREFIX=<prefix><scratch
-#     dir>; t_pflush1 then t_pflush2 as testpflush.sh runs them (t_pflush1
-#     always exits nonzero on purpose: it passes when it printed PASSED).
+#     `mpiexec -n $CLIENTS_NPROCS`, with HDF5_PARAPREFIX and HDF5_PREFIX
+#     (which t_cache_image's file names and its serial helper process use)
+#     set to <prefix><scratch dir>; t_pflush1 then t_pflush2 as
+#     testpflush.sh runs them (t_pflush1 always exits nonzero on purpose: it
+#     passes when it printed PASSED).
 #
 # Programs that hand the prefixed name to POSIX (testphdf5 through HDF5's
 # serial driver, PnetCDF's test scripts through `rm`) run in directories that
@@ -29,8 +35,10 @@
 #   CLIENTS_PREFIX   file name prefix, e.g. ufs: or bbfs: (default bbfs:)
 #   CLIENTS_WORK     scratch directory (default $BUILDDIR/clients/work/<prefix>)
 #   CLIENTS_NPROCS   processes for HDF5's programs (default 4)
-#   CLIENTS_TIMEOUT  seconds one program may run (default 600); a program
-#                    still running is killed and its suite fails
+#   CLIENTS_TIMEOUT  seconds one program may run (default 600; t_cache_image,
+#                    CPU-bound for tens of minutes on 2 cores, 3600); a
+#                    program still running is killed and its suite fails
+#   CLIENTS_HINTS=0  run without the per-program hints files (see hints_for)
 #   CLIENTS_ONLY     extended regex: run only the suites whose name matches
 #                    (e.g. 'hdf5 t_mpi|ptest test/testcases')
 #   CLIENTS_KEEP=1   keep the test files of passing suites too
@@ -45,6 +53,7 @@ CLIENTS_DIR=${CLIENTS_DIR:-$BUILDDIR/clients}
 PREFIX=${CLIENTS_PREFIX:-bbfs:}
 NPROCS=${CLIENTS_NPROCS:-4}
 TIMEOUT=${CLIENTS_TIMEOUT:-600}
+EACH=${CLIENTS_EACH:-1}
 ONLY=${CLIENTS_ONLY:-}
 pname=${PREFIX%%:*}
 WORK=${CLIENTS_WORK:-$BUILDDIR/clients/work/$pname}
@@ -85,12 +94,14 @@ selected() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
 # report NAME STATUS SECONDS LOG [DETAIL]: one line, and the start of the
 # log's errors for a failure.
 report() {
-    local name=$1 ok=$2 t=$3 log=$4 detail=${5:-}
+    local name=$1 ok=$2 t=$3 log=$4 detail=${5:-} h
+    h=$(hints_for "$name")
+    [ -z "$h" ] || detail="[ROMIO_HINTS: $(tr '\n' ';' < "$h" | sed 's/;$//')] $detail"
     if [ "$ok" = 0 ]; then
-        printf 'PASS  %-40s %7s s\n' "$name" "$t"
+        printf 'PASS  %-52s %7s s  %s\n' "$name" "$t" "$detail"
         pass=$((pass+1))
     else
-        printf 'FAIL  %-40s %7s s  %s\n' "$name" "$t" "$detail"
+        printf 'FAIL  %-52s %7s s  %s\n' "$name" "$t" "$detail"
         printf '      log: %s\n' "$log"
         grep -a -m 12 -iE 'error|fail|abort|signal|assert|timed out|killed|mismatch|expect|wrong' "$log" \
             | grep -av '^PASS\|: 0 errors\|nerrors = 0\|^#' | head -12 | sed 's/^/      | /'
@@ -101,9 +112,30 @@ report() {
 # posix_entry DIR: DIR/<prefix> -> / so "<prefix>/abs/path" resolves in DIR.
 posix_entry() { [ -e "$1/$pname:" ] || ln -sfn / "$1/$pname:"; }
 
-# hints_for SUITE: a ROMIO hints file for suites documented to need one on
-# bbfs (none so far), else nothing.
-hints_for() { :; }
+# hints_for SUITE: a ROMIO hints file (ROMIO_HINTS) for the programs whose own
+# documentation says they need more than MPI-IO's consistency, on bbfs only;
+# nothing for every other suite.
+#   hdf5 t_mpi: its "1 write Many read" test reads what process 0 wrote after
+#     a barrier but without MPI_File_sync; the source says a POSIX compliant
+#     file system should not need the sync (it tries atomicity and the sync
+#     only in verbose mode): bbfs_consistency posix is that model.
+HINTS_DIR="$WORK/run/hints"
+mkdir -p "$HINTS_DIR"
+printf 'bbfs_consistency posix\n' > "$HINTS_DIR/posix.hints"
+hints_for() {
+    [ "${CLIENTS_HINTS:-1}" != 0 ] || return 0
+    case $PREFIX in bbfs:*) ;; *) return 0 ;; esac
+    case $1 in
+        "hdf5 t_mpi") echo "$HINTS_DIR/posix.hints" ;;
+    esac
+}
+# timeout_for SUITE: seconds one program of SUITE may run.
+timeout_for() {
+    case $1 in
+        "hdf5 t_cache_image") echo "${CLIENTS_TIMEOUT:-3600}" ;;
+        *) echo "$TIMEOUT" ;;
+    esac
+}
 
 # --- PnetCDF ---------------------------------------------------------------------
 # mkvar DIR VAR: the value of a make variable in DIR's Makefile.
@@ -121,6 +153,30 @@ walk() {
         walk "$d/$s"
     done
     echo "$d"
+}
+
+# pnetcdf_ptest BUILD REL NAME [MAKE_ARGS...]: one `make ptest` in REL.
+pnetcdf_ptest() {
+    local bld=$1 rel=$2 name=$3; shift 3
+    selected "$name" || return 0
+    local key=${name#pnetcdf ptest }; key=${key//\//_}
+    local tag="pp-$$-$RANDOM" t1 rc log="$LOGS/pnetcdf-ptest-$key.log" detail=""
+    local out="$WORK/files/pnetcdf-ptest-$key"; mkdir -p "$out" "$WORK/bbfslogs/p$key"
+    posix_entry "$bld/$rel"
+    t1=$(now)
+    ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/p$key" \
+          ROMIO_HINTS="$(hints_for "$name")" \
+          make ptest TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$SEQRUN" TESTMPIRUN="$MPIRUN" "$@" \
+          </dev/null ) >"$log" 2>&1
+    rc=$?
+    reap "$tag" >>"$log"
+    if [ $rc -ne 0 ]; then
+        # parallel_run.sh stops at the first failing command (set -e)
+        detail="stopped at: $(grep -a '^+ ' "$log" | tail -1 | sed "s|$MPIEXEC|mpiexec|; s|$PREFIX$out/||g" | cut -c3-90)"
+        grep -q '^TIMEOUT:' "$log" && detail+=" (hit the $TIMEOUT s limit)"
+    fi
+    report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
+    [ $rc -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$out" "$WORK/bbfslogs/p$key"
 }
 
 run_pnetcdf() {
@@ -147,7 +203,7 @@ rc=\$?
 exit \$rc
 EOF
     chmod +x "$wrap"
-    local mpirun="$wrap $MPIEXEC -n NP" seqrun="$wrap"
+    MPIRUN="$wrap $MPIEXEC -n NP" SEQRUN="$wrap"
     # make check: every directory whose Makefile has tests, in recursion order.
     for rel in "${dirs[@]}"; do
         [ -n "$(mkvar "$bld/$rel" TESTS)" ] || continue
@@ -159,7 +215,7 @@ EOF
         t1=$(now)
         ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/$key" \
               ROMIO_HINTS="$(hints_for "$name")" \
-              make check-am TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$seqrun" TESTMPIRUN="$mpirun" \
+              make check-am TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$SEQRUN" TESTMPIRUN="$MPIRUN" \
               </dev/null ) >"$log" 2>&1
         rc=$?
         reap "$tag" >>"$log"
@@ -180,26 +236,14 @@ EOF
     for rel in "${dirs[@]}"; do
         case $rel in test/*|examples/*|benchmarks/*) ;; *) continue ;; esac
         make -n -s -C "$bld/$rel" ptest TESTMPIRUN=x 2>/dev/null | grep -q parallel_run || continue
-        local name="pnetcdf ptest $rel"
-        selected "$name" || continue
-        local tag="pp-$$-$RANDOM" key=${rel//\//_} t1 rc log="$LOGS/pnetcdf-ptest-${rel//\//_}.log"
-        local out="$WORK/files/pnetcdf-ptest-$key"; mkdir -p "$out" "$WORK/bbfslogs/p$key"
-        posix_entry "$bld/$rel"
-        t1=$(now)
-        ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/p$key" \
-              ROMIO_HINTS="$(hints_for "$name")" \
-              make ptest TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$seqrun" TESTMPIRUN="$mpirun" \
-              </dev/null ) >"$log" 2>&1
-        rc=$?
-        reap "$tag" >>"$log"
-        local detail=""
-        if [ $rc -ne 0 ]; then
-            # parallel_run.sh stops at the first failing command (set -e)
-            detail="stopped at: $(grep -a '^+ ' "$log" | tail -1 | sed "s|$MPIEXEC|mpiexec|; s|$PREFIX$out/||g" | cut -c3-90)"
-            grep -q '^TIMEOUT:' "$log" && detail+=" (hit the $TIMEOUT s limit)"
+        local progs="" p
+        if [ "$EACH" != 0 ] && grep -q 'for i in ${check_PROGRAMS}' "$(mkvar "$bld/$rel" srcdir)/parallel_run.sh"; then
+            progs=$(mkvar "$bld/$rel" check_PROGRAMS)
         fi
-        report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
-        [ $rc -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$out" "$WORK/bbfslogs/p$key"
+        for p in ${progs:-.}; do
+            if [ "$p" = . ]; then pnetcdf_ptest "$bld" "$rel" "pnetcdf ptest $rel"
+            else pnetcdf_ptest "$bld" "$rel" "pnetcdf ptest $rel/$p" check_PROGRAMS="$p" TESTPROGRAMS="$p"; fi
+        done
     done
     exec 7>&-
 }
@@ -229,12 +273,14 @@ run_hdf5() {
         local tag="h5-$$-$RANDOM" log="$LOGS/hdf5-$p.log" t1 rc detail=""
         [ -x "$tp/$p" ] || { report "$name" 1 0 /dev/null "$tp/$p missing"; anyfail=1; continue; }
         t1=$(now)
+        local limit; limit=$(timeout_for "$name")
         ( cd "$run" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$bblogs" \
-              HDF5_PARAPREFIX="$PREFIX$files" ROMIO_HINTS="$(hints_for "$name")" \
-              timeout -k 10 "$TIMEOUT" "$MPIEXEC" -n "$NPROCS" "./$p" </dev/null ) >"$log" 2>&1
+              HDF5_PARAPREFIX="$PREFIX$files" HDF5_PREFIX="$PREFIX$files" \
+              ROMIO_HINTS="$(hints_for "$name")" \
+              timeout -k 10 "$limit" "$MPIEXEC" -n "$NPROCS" "./$p" </dev/null ) >"$log" 2>&1
         rc=$?
         reap "$tag" >>"$log"
-        [ $rc -eq 124 ] && detail="still running after $TIMEOUT s (CLIENTS_TIMEOUT), killed"
+        [ $rc -eq 124 ] && detail="still running after $limit s (CLIENTS_TIMEOUT), killed"
         [ $rc -ne 0 ] && [ $rc -ne 124 ] && detail="exit status $rc"
         if [ "$p" = t_pflush1 ]; then
             # Exits without MPI_Finalize and with a failure status on purpose;
