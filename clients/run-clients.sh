@@ -155,16 +155,20 @@ walk() {
     echo "$d"
 }
 
-# pnetcdf_ptest BUILD REL NAME [MAKE_ARGS...]: one `make ptest` in REL.
+# pnetcdf_ptest BUILD REL NAME [MAKE_ARGS...]: one `make ptest` in REL.  The
+# programs of one directory share its output directory (readers such as
+# get_vara open what an earlier writer left), so a failure keeps the
+# directory's files; returns 1 if the suite failed.
 pnetcdf_ptest() {
     local bld=$1 rel=$2 name=$3; shift 3
     selected "$name" || return 0
     local key=${name#pnetcdf ptest }; key=${key//\//_}
+    local dkey=${rel//\//_}
     local tag="pp-$$-$RANDOM" t1 rc log="$LOGS/pnetcdf-ptest-$key.log" detail=""
-    local out="$WORK/files/pnetcdf-ptest-$key"; mkdir -p "$out" "$WORK/bbfslogs/p$key"
+    local out="$WORK/files/pnetcdf-ptest-$dkey"; mkdir -p "$out" "$WORK/bbfslogs/p$dkey"
     posix_entry "$bld/$rel"
     t1=$(now)
-    ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/p$key" \
+    ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/p$dkey" \
           ROMIO_HINTS="$(hints_for "$name")" \
           make ptest TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$SEQRUN" TESTMPIRUN="$MPIRUN" "$@" \
           </dev/null ) >"$log" 2>&1
@@ -176,7 +180,7 @@ pnetcdf_ptest() {
         grep -q '^TIMEOUT:' "$log" && detail+=" (hit the $TIMEOUT s limit)"
     fi
     report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
-    [ $rc -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$out" "$WORK/bbfslogs/p$key"
+    [ $rc -eq 0 ]
 }
 
 run_pnetcdf() {
@@ -236,14 +240,15 @@ EOF
     for rel in "${dirs[@]}"; do
         case $rel in test/*|examples/*|benchmarks/*) ;; *) continue ;; esac
         make -n -s -C "$bld/$rel" ptest TESTMPIRUN=x 2>/dev/null | grep -q parallel_run || continue
-        local progs="" p
+        local progs="" p dirok=1
         if [ "$EACH" != 0 ] && grep -q 'for i in ${check_PROGRAMS}' "$(mkvar "$bld/$rel" srcdir)/parallel_run.sh"; then
             progs=$(mkvar "$bld/$rel" check_PROGRAMS)
         fi
         for p in ${progs:-.}; do
-            if [ "$p" = . ]; then pnetcdf_ptest "$bld" "$rel" "pnetcdf ptest $rel"
-            else pnetcdf_ptest "$bld" "$rel" "pnetcdf ptest $rel/$p" check_PROGRAMS="$p" TESTPROGRAMS="$p"; fi
+            if [ "$p" = . ]; then pnetcdf_ptest "$bld" "$rel" "pnetcdf ptest $rel" || dirok=0
+            else pnetcdf_ptest "$bld" "$rel" "pnetcdf ptest $rel/$p" check_PROGRAMS="$p" TESTPROGRAMS="$p" || dirok=0; fi
         done
+        [ $dirok = 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$WORK/files/pnetcdf-ptest-${rel//\//_}" "$WORK/bbfslogs/p${rel//\//_}"
     done
     exec 7>&-
 }
