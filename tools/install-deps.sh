@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages bbfs needs to build and test, and enables
-# deb-src so that MPICH's source package can be fetched.  Idempotent.
+# deb-src so that the source packages of MPICH (and, for make check-clients,
+# PnetCDF and HDF5) can be fetched.  Idempotent.
 set -euo pipefail
 
 SUDO=""
