@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages bbfs needs to build and test, and enables
-# deb-src so that MPICH's source package can be fetched.  Idempotent.
+# deb-src so that the source packages of MPICH (and, for make check-clients,
+# PnetCDF and HDF5) can be fetched.  Idempotent.
 set -euo pipefail
 
 SUDO=""
@@ -27,6 +28,8 @@ PKGS=(
     clang libclang-rt-14-dev  # libFuzzer target for the metalog reader
     python3
     libhdf5-mpich-dev hdf5-tools  # Debian's parallel HDF5, run unmodified on bbfs (make check)
+    m4                      # PnetCDF (make check-clients): its autoreconf and generated sources
+    zlib1g-dev              # HDF5 (make check-clients): deflate filter in testpar's filter tests
 )
 
 missing=()

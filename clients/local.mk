@@ -1,0 +1,25 @@
+# Other programs' test suites on bbfs: PnetCDF 1.12.3 and HDF5 1.10.8, from
+# Debian's source packages, built against ./mpich and cached by
+# tools/build-clients.sh; %reldir%/run-clients.sh runs PnetCDF's `make check`
+# and `make ptest` and HDF5's testpar programs with their files on
+# $(CLIENTS_PREFIX).  Not part of `make check` (a cold build takes minutes and
+# the suites run for long): `make check-clients`, or with the reference
+# driver `make check-clients CLIENTS_PREFIX=ufs:`.  See docs/clients.md.
+
+CLIENTS_DIR = $(abs_top_builddir)/%reldir%
+CLIENTS_PREFIX = bbfs:
+
+build-clients: all
+	$(top_srcdir)/tools/build-clients.sh $(MPICH_PREFIX) $(CLIENTS_DIR)
+
+check-clients: build-clients
+	BUILDDIR='$(abs_top_builddir)' MPICH_PREFIX='$(MPICH_PREFIX)' \
+	CLIENTS_DIR='$(CLIENTS_DIR)' CLIENTS_PREFIX='$(CLIENTS_PREFIX)' \
+	$(top_srcdir)/%reldir%/run-clients.sh
+
+clean-local: clean-clients-work
+clean-clients-work:
+	rm -rf %reldir%/work
+
+EXTRA_DIST += %reldir%/run-clients.sh tools/build-clients.sh
+.PHONY: build-clients check-clients clean-clients-work

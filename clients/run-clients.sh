@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# run-clients.sh — run PnetCDF's and HDF5's own parallel test suites with
+# their files on a ROMIO prefix (bbfs: by default, ufs: as the reference).
+#
+# usage: clients/run-clients.sh [pnetcdf] [hdf5]       (default: both)
+#
+# The libraries and their test programs are built by tools/build-clients.sh,
+# which publishes them as $CLIENTS_DIR/pnetcdf and $CLIENTS_DIR/hdf5.
+#
+#   PnetCDF: `make check` and `make ptest` (4 processes, PnetCDF's own
+#     choice), run directory by directory in the order of PnetCDF's
+#     recursive targets, with TESTOUTDIR=<prefix><scratch dir>.  A `make
+#     check` suite is one directory.  `make ptest` stops a directory at its
+#     first failing program, so where the directory's parallel_run.sh loops
+#     over check_PROGRAMS it runs once per program (make ptest
+#     check_PROGRAMS=PROG), one suite each; CLIENTS_EACH=0 runs one `make
+#     ptest` per directory instead.
+#   HDF5: the testpar programs, in the order of testpar/Makefile.am, under
+#     `mpiexec -n $CLIENTS_NPROCS`, with HDF5_PARAPREFIX and HDF5_PREFIX
+#     (which t_cache_image's file names and its serial helper process use)
+#     set to <prefix><scratch dir>; t_pflush1 then t_pflush2 as
+#     testpflush.sh runs them (t_pflush1 always exits nonzero on purpose: it
+#     passes when it printed PASSED).
+#
+# Programs that hand the prefixed name to POSIX (testphdf5 through HDF5's
+# serial driver, PnetCDF's test scripts through `rm`) run in directories that
+# hold an entry named after the prefix ("bbfs:", "ufs:") linking to "/", so
+# that "bbfs:/abs/path" is also a valid POSIX path.
+#
+# Environment (all optional):
+#   MPICH_PREFIX     MPICH to run with (default $BUILDDIR/mpich)
+#   BUILDDIR         build tree (default: the current directory)
+#   CLIENTS_DIR      where build-clients.sh published the libraries
+#                    (default $BUILDDIR/clients)
+#   CLIENTS_PREFIX   file name prefix, e.g. ufs: or bbfs: (default bbfs:)
+#   CLIENTS_WORK     scratch directory (default $BUILDDIR/clients/work/<prefix>)
+#   CLIENTS_NPROCS   processes for HDF5's programs (default 4)
+#   CLIENTS_TIMEOUT  seconds one program may run (default 600; t_cache_image,
+#                    CPU-bound for tens of minutes on 2 cores, 3600); a
+#                    program still running is killed and its suite fails
+#   CLIENTS_HINTS=0  run without the per-program hints files (see hints_for)
+#   CLIENTS_ONLY     extended regex: run only the suites whose name matches
+#                    (e.g. 'hdf5 t_mpi|ptest test/testcases')
+#   CLIENTS_KEEP=1   keep the test files of passing suites too
+#
+# Prints one line per suite, PASS or FAIL with its time, then a summary;
+# exits 1 if any failed.  Logs are in $CLIENTS_WORK/logs.
+set -u
+
+BUILDDIR=${BUILDDIR:-$(pwd)}
+MPICH_PREFIX=${MPICH_PREFIX:-$BUILDDIR/mpich}
+CLIENTS_DIR=${CLIENTS_DIR:-$BUILDDIR/clients}
+PREFIX=${CLIENTS_PREFIX:-bbfs:}
+NPROCS=${CLIENTS_NPROCS:-4}
+TIMEOUT=${CLIENTS_TIMEOUT:-600}
+EACH=${CLIENTS_EACH:-1}
+ONLY=${CLIENTS_ONLY:-}
+pname=${PREFIX%%:*}
+WORK=${CLIENTS_WORK:-$BUILDDIR/clients/work/$pname}
+MPIEXEC="$MPICH_PREFIX/bin/mpiexec"
+SUITES=("$@"); [ ${#SUITES[@]} -gt 0 ] || SUITES=(pnetcdf hdf5)
+
+case $PREFIX in
+    *:) ;;
+    *) echo "CLIENTS_PREFIX must end with ':' (ufs:, bbfs:), got '$PREFIX'"; exit 2 ;;
+esac
+[ -x "$MPIEXEC" ] || { echo "FAIL: $MPIEXEC missing (MPICH not built?)"; exit 1; }
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b-a}'; }
+T0=$(now)
+rm -rf "$WORK"; mkdir -p "$WORK/logs" "$WORK/files" "$WORK/bbfslogs" "$WORK/run"
+WORK=$(cd "$WORK" && pwd)
+LOGS="$WORK/logs"
+pass=0; fail=0; failed=()
+
+# Processes a suite started carry CLIENTS_RUN_TAG in their environment; what
+# is still alive when the suite ends (a rank of a killed job, a forked child)
+# is killed by its pid.
+reap() {
+    local tag=$1 p pid
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        [ "$pid" = "$$" ] && continue
+        if { tr '\0' '\n' < "$p/environ"; } 2>/dev/null | grep -qx "CLIENTS_RUN_TAG=$tag"; then
+            echo "  killing leftover process $pid ($(cat "$p/comm" 2>/dev/null))"
+            kill -KILL "$pid" 2>/dev/null
+        fi
+    done
+}
+
+selected() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
+
+# report NAME STATUS SECONDS LOG [DETAIL]: one line, and the start of the
+# log's errors for a failure.
+report() {
+    local name=$1 ok=$2 t=$3 log=$4 detail=${5:-} h
+    h=$(hints_for "$name")
+    [ -z "$h" ] || detail="[ROMIO_HINTS: $(tr '\n' ';' < "$h" | sed 's/;$//')] $detail"
+    if [ "$ok" = 0 ]; then
+        printf 'PASS  %-52s %7s s  %s\n' "$name" "$t" "$detail"
+        pass=$((pass+1))
+    else
+        printf 'FAIL  %-52s %7s s  %s\n' "$name" "$t" "$detail"
+        printf '      log: %s\n' "$log"
+        grep -a -m 12 -iE 'error|fail|abort|signal|assert|timed out|killed|mismatch|expect|wrong' "$log" \
+            | grep -av '^PASS\|: 0 errors\|nerrors = 0\|^#' | head -12 | sed 's/^/      | /'
+        fail=$((fail+1)); failed+=("$name")
+    fi
+}
+
+# posix_entry DIR: DIR/<prefix> -> / so "<prefix>/abs/path" resolves in DIR.
+posix_entry() { [ -e "$1/$pname:" ] || ln -sfn / "$1/$pname:"; }
+
+# hints_for SUITE: a ROMIO hints file (ROMIO_HINTS) for the programs whose own
+# documentation says they need more than MPI-IO's consistency, on bbfs only;
+# nothing for every other suite.
+#   hdf5 t_mpi: its "1 write Many read" test reads what process 0 wrote after
+#     a barrier but without MPI_File_sync; the source says a POSIX compliant
+#     file system should not need the sync (it tries atomicity and the sync
+#     only in verbose mode): bbfs_consistency posix is that model.
+HINTS_DIR="$WORK/run/hints"
+mkdir -p "$HINTS_DIR"
+printf 'bbfs_consistency posix\n' > "$HINTS_DIR/posix.hints"
+hints_for() {
+    [ "${CLIENTS_HINTS:-1}" != 0 ] || return 0
+    case $PREFIX in bbfs:*) ;; *) return 0 ;; esac
+    case $1 in
+        "hdf5 t_mpi") echo "$HINTS_DIR/posix.hints" ;;
+    esac
+}
+# timeout_for SUITE: seconds one program of SUITE may run.
+timeout_for() {
+    case $1 in
+        "hdf5 t_cache_image") echo "${CLIENTS_TIMEOUT:-3600}" ;;
+        *) echo "$TIMEOUT" ;;
+    esac
+}
+
+# --- PnetCDF ---------------------------------------------------------------------
+# mkvar DIR VAR: the value of a make variable in DIR's Makefile.
+mkvar() {
+    make -s --no-print-directory -C "$1" -f Makefile -f - print-bbfs-var BBFS_VAR="$2" 2>/dev/null <<'EOF'
+print-bbfs-var: ; @echo $($(BBFS_VAR))
+EOF
+}
+# walk DIR: DIR's subdirectories, depth first, each after its own
+# subdirectories (the order of automake's recursive targets), then DIR.
+walk() {
+    local d=$1 s
+    for s in $(mkvar "$d" SUBDIRS); do
+        [ "$s" = . ] && continue
+        walk "$d/$s"
+    done
+    echo "$d"
+}
+
+# pnetcdf_ptest BUILD REL NAME [MAKE_ARGS...]: one `make ptest` in REL.  The
+# programs of one directory share its output directory (readers such as
+# get_vara open what an earlier writer left), so a failure keeps the
+# directory's files; returns 1 if the suite failed.
+pnetcdf_ptest() {
+    local bld=$1 rel=$2 name=$3; shift 3
+    selected "$name" || return 0
+    local key=${name#pnetcdf ptest }; key=${key//\//_}
+    local dkey=${rel//\//_}
+    local tag="pp-$$-$RANDOM" t1 rc log="$LOGS/pnetcdf-ptest-$key.log" detail=""
+    local out="$WORK/files/pnetcdf-ptest-$dkey"; mkdir -p "$out" "$WORK/bbfslogs/p$dkey"
+    posix_entry "$bld/$rel"
+    t1=$(now)
+    ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/p$dkey" \
+          ROMIO_HINTS="$(hints_for "$name")" \
+          make ptest TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$SEQRUN" TESTMPIRUN="$MPIRUN" "$@" \
+          </dev/null ) >"$log" 2>&1
+    rc=$?
+    reap "$tag" >>"$log"
+    if [ $rc -ne 0 ]; then
+        # parallel_run.sh stops at the first failing command (set -e)
+        detail="stopped at: $(grep -a '^+ ' "$log" | tail -1 | sed "s|$MPIEXEC|mpiexec|; s|$PREFIX$out/||g" | cut -c3-90)"
+        grep -q '^TIMEOUT:' "$log" && detail+=" (hit the $TIMEOUT s limit)"
+    fi
+    report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
+    [ $rc -eq 0 ]
+}
+
+run_pnetcdf() {
+    local tree="$CLIENTS_DIR/pnetcdf"
+    local bld="$tree/build"
+    [ -f "$tree/.built" ] || { report "pnetcdf (build)" 1 0 /dev/null "not built: run tools/build-clients.sh"; return; }
+    exec 7>"$tree/.lock"; flock 7   # one run in the tree at a time
+    local dirs=() ptest_dirs=() d rel
+    for d in $(walk "$bld"); do
+        rel=${d#"$bld"/}; [ "$d" = "$bld" ] && rel=.
+        dirs+=("$rel")
+    done
+    # PnetCDF's scripts run each program as $TESTSEQRUN PROG or, for ptest,
+    # $TESTMPIRUN with NP replaced: both go through a wrapper that shows the
+    # command in the log and puts a time limit on it.
+    local wrap="$WORK/run/testrun"
+    cat > "$wrap" <<EOF
+#!/bin/sh
+# written by run-clients.sh: one PnetCDF test command, shown and time-limited
+echo "+ \$*" >&2
+timeout -k 10 $TIMEOUT "\$@"
+rc=\$?
+[ \$rc -eq 124 ] && echo "TIMEOUT: \$* still running after $TIMEOUT s (CLIENTS_TIMEOUT), killed" >&2
+exit \$rc
+EOF
+    chmod +x "$wrap"
+    MPIRUN="$wrap $MPIEXEC -n NP" SEQRUN="$wrap"
+    # make check: every directory whose Makefile has tests, in recursion order.
+    for rel in "${dirs[@]}"; do
+        [ -n "$(mkvar "$bld/$rel" TESTS)" ] || continue
+        local name="pnetcdf check $rel"
+        selected "$name" || continue
+        local tag="pc-$$-$RANDOM" key=${rel//\//_} t1 rc log="$LOGS/pnetcdf-check-${rel//\//_}.log"
+        local out="$WORK/files/pnetcdf-check-$key"; mkdir -p "$out" "$WORK/bbfslogs/$key"
+        posix_entry "$bld/$rel"
+        t1=$(now)
+        ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/$key" \
+              ROMIO_HINTS="$(hints_for "$name")" \
+              make check-am TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$SEQRUN" TESTMPIRUN="$MPIRUN" \
+              </dev/null ) >"$log" 2>&1
+        rc=$?
+        reap "$tag" >>"$log"
+        # keep the per-test logs of the harness, which the next run overwrites
+        mkdir -p "$LOGS/pnetcdf-check-$key.d"
+        cp "$bld/$rel"/*.log "$bld/$rel"/*.trs "$LOGS/pnetcdf-check-$key.d/" 2>/dev/null
+        local detail=""
+        if [ $rc -ne 0 ]; then
+            detail="failed: $(grep -l ':test-result: FAIL\|:test-result: ERROR' "$bld/$rel"/*.trs 2>/dev/null \
+                               | xargs -r -n1 basename | sed 's/\.trs$//' | tr '\n' ' ')"
+            grep -q '^TIMEOUT:' "$bld/$rel"/*.log 2>/dev/null && detail+="(a program hit the $TIMEOUT s limit)"
+            cat "$bld/$rel"/*.log >>"$log" 2>/dev/null
+        fi
+        report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
+        [ $rc -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$out" "$WORK/bbfslogs/$key"
+    done
+    # make ptest: PnetCDF's ptest recursion covers test, examples, benchmarks.
+    for rel in "${dirs[@]}"; do
+        case $rel in test/*|examples/*|benchmarks/*) ;; *) continue ;; esac
+        make -n -s -C "$bld/$rel" ptest TESTMPIRUN=x 2>/dev/null | grep -q parallel_run || continue
+        local progs="" p dirok=1
+        if [ "$EACH" != 0 ] && grep -q 'for i in ${check_PROGRAMS}' "$(mkvar "$bld/$rel" srcdir)/parallel_run.sh"; then
+            progs=$(mkvar "$bld/$rel" check_PROGRAMS)
+        fi
+        for p in ${progs:-.}; do
+            if [ "$p" = . ]; then pnetcdf_ptest "$bld" "$rel" "pnetcdf ptest $rel" || dirok=0
+            else pnetcdf_ptest "$bld" "$rel" "pnetcdf ptest $rel/$p" check_PROGRAMS="$p" TESTPROGRAMS="$p" || dirok=0; fi
+        done
+        [ $dirok = 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$WORK/files/pnetcdf-ptest-${rel//\//_}" "$WORK/bbfslogs/p${rel//\//_}"
+    done
+    exec 7>&-
+}
+
+# --- HDF5 ----------------------------------------------------------------------
+# testpar/Makefile.am's TEST_PROG_PARA order (t_cache not run: not asked for,
+# and it runs for a long time without testing the file system), then
+# testpflush.sh's pair.  t_prestart reopens the file t_pshutdown left.
+HDF5_PROGRAMS="t_mpi t_bigio testphdf5 t_cache_image t_pread t_pshutdown t_prestart
+               t_init_term t_shapesame t_filters_parallel t_pflush1 t_pflush2"
+
+run_hdf5() {
+    local tree="$CLIENTS_DIR/hdf5"
+    local tp="$tree/build/testpar"
+    [ -f "$tree/.built" ] || { report "hdf5 (build)" 1 0 /dev/null "not built: run tools/build-clients.sh"; return; }
+    # One scratch directory and one log directory for all of them, as in
+    # HDF5's `make check` (t_prestart and t_pflush2 reopen earlier files).
+    local run="$WORK/run/hdf5" files="$WORK/files/hdf5" bblogs="$WORK/bbfslogs/hdf5" p
+    mkdir -p "$run" "$files" "$bblogs"
+    posix_entry "$run"
+    # t_cache_image execs "t_cache_image" from its working directory.
+    for p in $HDF5_PROGRAMS; do ln -sfn "$tp/$p" "$run/$p"; done
+    local anyfail=0
+    for p in $HDF5_PROGRAMS; do
+        local name="hdf5 $p"
+        selected "$name" || continue
+        local tag="h5-$$-$RANDOM" log="$LOGS/hdf5-$p.log" t1 rc detail=""
+        [ -x "$tp/$p" ] || { report "$name" 1 0 /dev/null "$tp/$p missing"; anyfail=1; continue; }
+        t1=$(now)
+        local limit; limit=$(timeout_for "$name")
+        ( cd "$run" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$bblogs" \
+              HDF5_PARAPREFIX="$PREFIX$files" HDF5_PREFIX="$PREFIX$files" \
+              ROMIO_HINTS="$(hints_for "$name")" \
+              timeout -k 10 "$limit" "$MPIEXEC" -n "$NPROCS" "./$p" </dev/null ) >"$log" 2>&1
+        rc=$?
+        reap "$tag" >>"$log"
+        [ $rc -eq 124 ] && detail="still running after $limit s (CLIENTS_TIMEOUT), killed"
+        [ $rc -ne 0 ] && [ $rc -ne 124 ] && detail="exit status $rc"
+        if [ "$p" = t_pflush1 ]; then
+            # Exits without MPI_Finalize and with a failure status on purpose;
+            # testpflush.sh ignores its status.  It passed if it said so.
+            if [ $rc -ne 124 ] && grep -q PASSED "$log" && ! grep -q 'ERROR' "$log"; then rc=0
+            else rc=1; [ -n "$detail" ] || detail="did not print PASSED"; fi
+            [ $rc -eq 0 ] && detail=""
+        fi
+        report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
+        [ $rc -eq 0 ] || anyfail=1
+    done
+    [ $anyfail -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$files" "$bblogs"
+}
+
+echo "PnetCDF and HDF5 test suites on $PREFIX (MPICH $(readlink -f "$MPICH_PREFIX"), work $WORK)"
+for s in "${SUITES[@]}"; do
+    case $s in
+        pnetcdf) run_pnetcdf ;;
+        hdf5) run_hdf5 ;;
+        *) echo "unknown suite '$s' (pnetcdf, hdf5)"; exit 2 ;;
+    esac
+done
+echo "clients ($PREFIX): $pass passed, $fail failed in $(secs "$T0" "$(now)") s"
+[ $fail -eq 0 ] || { printf '  failed: %s\n' "${failed[@]}"; exit 1; }

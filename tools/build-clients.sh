@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# build-clients.sh — build PnetCDF and HDF5 (C only, parallel) with their test
+# programs against an MPICH prefix, cached.
+#
+# usage: tools/build-clients.sh MPICH_PREFIX OUTDIR [pnetcdf] [hdf5]
+#
+# The sources are Debian's orig tarballs (apt-get source), none of Debian's
+# patches applied.  Each library is configured, built and its test programs
+# compiled in $BBFS_CACHE_DIR/<lib>-<version>-<key> (default ~/.cache/bbfs),
+# where <key> hashes the tarball, the configure flags, the recipe version
+# below, the compiler version and the MPICH prefix (its resolved path: the
+# cache directory of tools/build-mpich.sh, whose name carries MPICH's key).  A tree that was built is only verified:
+# its manifest of test programs must still be there, unchanged.  The trees are
+# published as OUTDIR/pnetcdf and OUTDIR/hdf5 (symlinks), for
+# clients/run-clients.sh.
+#
+# The libraries are static, so their test programs are ordinary executables
+# (no libtool wrappers) linked dynamically against MPICH's libmpi: a rebuilt
+# driver in the MPICH prefix is picked up without rebuilding anything here.
+set -euo pipefail
+
+usage="usage: build-clients.sh MPICH_PREFIX OUTDIR [pnetcdf] [hdf5]"
+# The resolved prefix: the trees' Makefiles name its compiler, which must not
+# depend on the checkout that asked for the build.
+MPICH_ARG=${1:?$usage}
+MPICH_PREFIX=$(readlink -f "$MPICH_ARG")
+OUTDIR=${2:?$usage}
+shift 2
+LIBS=("$@"); [ ${#LIBS[@]} -gt 0 ] || LIBS=(pnetcdf hdf5)
+CACHE=${BBFS_CACHE_DIR:-${HOME:-/tmp}/.cache/bbfs}
+JOBS=${BBFS_JOBS:-$(nproc)}
+MPICC="$MPICH_PREFIX/bin/mpicc"
+
+log() { printf '[build-clients] %s\n' "$*" >&2; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}'; }
+
+[ -x "$MPICC" ] || { log "$MPICH_ARG/bin/mpicc not found: build MPICH first (make)"; exit 1; }
+mkdir -p "$CACHE/downloads" "$OUTDIR"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+
+# MPICH's identity: tools/build-mpich.sh installs into
+# $CACHE/mpich-<version>-<key>/prefix, so the resolved path names its key.
+# The key hashes that path (and the compiler's version), not MPICH's files:
+# programs link libmpi dynamically, so a driver rebuilt into the same prefix
+# needs nothing rebuilt here.
+MPICH_ID=$MPICH_PREFIX
+CC_VERSION=$("$MPICC" --version | head -1)
+
+# fetch PACKAGE VERSION: Debian's orig tarball of PACKAGE (source package
+# version VERSION, e.g. 1.12.3-1) into $CACHE/downloads; prints its path.
+fetch() {
+    local pkg=$1 debver=$2 upver=${2%-*} f tmp
+    f=$(ls "$CACHE/downloads/${pkg}_${upver}.orig.tar."* 2>/dev/null | head -1 || true)
+    if [ -z "$f" ]; then
+        log "fetching $pkg $upver from Debian's source package"
+        tmp=$(mktemp -d "$CACHE/downloads/apt.XXXXXX")
+        ( cd "$tmp" && { apt-get source --download-only "$pkg=$debver" >/dev/null 2>&1 \
+                         || apt-get source --download-only "$pkg" >/dev/null; } ) \
+            || { rm -rf "$tmp"; log "apt-get source $pkg failed: is a deb-src entry configured? (tools/install-deps.sh adds one)"; exit 1; }
+        f=$(ls "$tmp/${pkg}_${upver}.orig.tar."* 2>/dev/null | head -1 || true)
+        [ -n "$f" ] || { rm -rf "$tmp"; log "Debian's $pkg source is not version $upver"; exit 1; }
+        mv "$f" "$CACHE/downloads/"; rm -rf "$tmp"
+        f="$CACHE/downloads/$(basename "$f")"
+    fi
+    printf '%s\n' "$f"
+}
+
+# manifest DIR: every executable under DIR/build's test directories, with
+# size and modification time, one per line (what a warm run verifies).
+manifest() {
+    local root=$1; shift
+    ( cd "$root/build" && find "$@" -type f -perm -u+x ! -name '*.sh' ! -name '*.la' ! -name '*.lo' \
+          ! -path '*/.libs/*' -printf '%p %s %T@\n' | LC_ALL=C sort )
+}
+
+# build_lib NAME VERSION TARBALL RECIPE BOOTSTRAP CONFIG_FLAGS TEST_TARGET...
+# where CONFIG_FLAGS is the name of an array and TEST_TARGET the commands
+# (run in build/) that compile the test programs.
+build_lib() {
+    local name=$1 version=$2 tarball=$3 recipe=$4 bootstrap=$5 flags_var=$6 tests_fn=$7 testdirs_var=$8
+    local -n flags=$flags_var testdirs=$testdirs_var
+    local t0 key root
+    t0=$(now)
+    key=$( { sha256sum < "$tarball" | cut -c1-64; echo "${flags[*]}"; echo "bootstrap $bootstrap";
+             echo "recipe $recipe"; echo "$CC_VERSION"; echo "$MPICH_ID"; } | sha256sum | cut -c1-16)
+    root="$CACHE/$name-$version-$key"
+    mkdir -p "$root"
+    exec 8>"$root/.lock"
+    flock 8   # one build of a given tree at a time (and no test run meanwhile)
+
+    if [ -f "$root/.built" ]; then
+        # Warm: verify only.
+        if manifest "$root" "${testdirs[@]}" | cmp -s - "$root/.built"; then
+            ln -sfn "$root" "$OUTDIR/$name"
+            log "$name $version ready: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs verified, $(since "$t0") s)"
+            exec 8>&-
+            return 0
+        fi
+        log "$name: $root changed since it was built (test programs missing or modified): rebuilding"
+        rm -f "$root/.built"
+    fi
+
+    log "cold build of $name $version in $root"
+    rm -rf "$root/src" "$root/build"
+    mkdir -p "$root/src" "$root/build"
+    tar -xf "$tarball" -C "$root/src" --strip-components=1
+    if [ "$bootstrap" = autoreconf ]; then
+        # The orig tarball is a git export without configure.
+        ( cd "$root/src" && autoreconf -fi >"$root/autoreconf.log" 2>&1 ) \
+            || { tail -20 "$root/autoreconf.log" >&2; log "$name: autoreconf failed, see $root/autoreconf.log"; exit 1; }
+    fi
+    log "configuring $name"
+    ( cd "$root/build" && "$root/src/configure" --prefix="$root/prefix" "${flags[@]}" \
+          CC="$MPICC" >"$root/configure.log" 2>&1 ) \
+        || { tail -20 "$root/configure.log" >&2; log "$name: configure failed, see $root/configure.log"; exit 1; }
+    log "building $name (make -j$JOBS)"
+    make -C "$root/build" -j"$JOBS" >"$root/make.log" 2>&1 \
+        || { grep -E 'error|Error' "$root/make.log" | head -30 >&2; log "$name: build failed, see $root/make.log"; exit 1; }
+    log "building $name's test programs"
+    ( cd "$root/build" && "$tests_fn" ) >"$root/make-tests.log" 2>&1 \
+        || { grep -E 'error|Error' "$root/make-tests.log" | head -30 >&2; log "$name: test programs failed to build, see $root/make-tests.log"; exit 1; }
+    manifest "$root" "${testdirs[@]}" > "$root/.built.tmp"
+    [ -s "$root/.built.tmp" ] || { log "$name: no test programs were built"; exit 1; }
+    mv "$root/.built.tmp" "$root/.built"
+    ln -sfn "$root" "$OUTDIR/$name"
+    log "$name $version built: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs, $(since "$t0") s)"
+    exec 8>&-
+}
+
+# --- PnetCDF ------------------------------------------------------------------
+PNETCDF_VERSION=1.12.3
+PNETCDF_DEBVER=1.12.3-1
+PNETCDF_RECIPE=1
+PNETCDF_FLAGS=(--disable-fortran --disable-cxx --disable-shared --enable-static)
+PNETCDF_TESTDIRS=(test examples benchmarks src/utils)
+pnetcdf_tests() {
+    # PnetCDF's own target that builds every check program without running it.
+    make -j"$JOBS" tests
+}
+
+# --- HDF5 ----------------------------------------------------------------------
+HDF5_VERSION=1.10.8
+HDF5_DEBVER=1.10.8+repack1-1
+HDF5_RECIPE=1
+HDF5_FLAGS=(--enable-parallel --disable-fortran --disable-cxx --disable-hl
+            --disable-java --disable-tools --disable-shared --enable-static)
+HDF5_TESTDIRS=(testpar)
+hdf5_tests() {
+    # testpar's check programs (and test/libh5test, which `make` built).
+    make -C testpar -j"$JOBS" t_mpi t_bigio testphdf5 t_cache_image t_pread \
+        t_pshutdown t_prestart t_init_term t_shapesame t_filters_parallel t_pflush1 t_pflush2
+}
+
+for lib in "${LIBS[@]}"; do
+    case $lib in
+        pnetcdf)
+            tb=$(fetch pnetcdf "$PNETCDF_DEBVER")
+            build_lib pnetcdf "$PNETCDF_VERSION" "$tb" "$PNETCDF_RECIPE" autoreconf \
+                PNETCDF_FLAGS pnetcdf_tests PNETCDF_TESTDIRS ;;
+        hdf5)
+            tb=$(fetch hdf5 "$HDF5_DEBVER")
+            build_lib hdf5 "$HDF5_VERSION" "$tb" "$HDF5_RECIPE" none \
+                HDF5_FLAGS hdf5_tests HDF5_TESTDIRS ;;
+        *) log "unknown library '$lib' (pnetcdf, hdf5)"; exit 1 ;;
+    esac
+done
