@@ -8,6 +8,9 @@
  *   - metalog with a flipped byte in the middle   MPI_ERR_IO at replay
  *   - metalog that lost its last epochs and its   MPI_ERR_IO at replay, unless
  *     seal (an old or truncated copy)             bbfs_salvage=true
+ *   - an implausibly large manifest, for a name   MPI_ERR_IO on every process,
+ *     that detects the lower driver and one that  no hang (process 0 reads it,
+ *     forces it (bbfs:ufs:)                        the others wait for it)
  *   - bbfs_logdir the user may not write          MPI_ERR_ACCESS
  *
  * The file under test gets one plain write so the runner can compare it;
@@ -217,6 +220,35 @@ int main(int argc, char **argv)
     if (tl_rank == 0)
         MPI_File_delete(sib, MPI_INFO_NULL);
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* an implausibly large (sparse) manifest of pending logs: process 0
+     * fails to read it, and every process must return, with either form of
+     * the name (a forced lower driver once skipped the broadcast) */
+    tl_sibling(name, ".huge", sib, sizeof(sib));
+    {
+        const char *p = tl_path(sib), *slash = strrchr(p, '/');
+        char mdir[4200], forced[4300];
+        snprintf(mdir, sizeof(mdir), "%.*s.%s.bbfs", (int) (slash - p + 1), p, slash + 1);
+        snprintf(mpath, sizeof(mpath), "%s/00000000000000aa.manifest", mdir);
+        if (tl_rank == 0) {
+            TL_CHECK(mkdir(mdir, 0700) == 0 || errno == EEXIST, "mkdir %s: %s", mdir,
+                     strerror(errno));
+            FILE *f = fopen(mpath, "w");
+            TL_CHECK(f && truncate(mpath, 300L << 20) == 0, "cannot make %s", mpath);
+            fclose(f);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        snprintf(forced, sizeof(forced), "bbfs:ufs:%s", p);
+        const char *says = tl_rank == 0 ? "implausibly large" : "process 0";
+        expect_open_error(forced, MPI_ERR_IO, "huge manifest, bbfs:ufs:", says);
+        expect_open_error(sib, MPI_ERR_IO, "huge manifest", says);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (tl_rank == 0) {
+            unlink(mpath);
+            rmdir(mdir);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
 
     /* a log directory this user may not write (root ignores modes: drop it) */
     snprintf(dir, sizeof(dir), "%s.rologdir", path);
