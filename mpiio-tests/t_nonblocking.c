@@ -56,6 +56,13 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_read_at(fh, end - 10, got[1], 100, MPI_BYTE, &st[1]));
     MPI_Get_count(&st[1], MPI_BYTE, &count);
     TL_CHECK(count == 10, "read_at of 100 bytes 10 before the end moved %d", count);
+    /* and so does a collective one (PnetCDF moves a growing header by the
+     * count it reports); process 0 reads, the others read nothing */
+    TL_MPI(MPI_File_read_at_all(fh, end - 10, got[1], tl_rank == 0 ? 100 : 0, MPI_BYTE,
+                                &st[1]));
+    MPI_Get_count(&st[1], MPI_BYTE, &count);
+    TL_CHECK(count == (tl_rank == 0 ? 10 : 0),
+             "read_at_all of 100 bytes 10 before the end moved %d", count);
     TL_MPI(MPI_File_close(&fh));
     for (int i = 0; i < 3; i++)
         free(b[i]);

@@ -357,6 +357,18 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
 
     if (remote_needs_rebuild(bf) && (*error_code = build_remote(bf)) != MPI_SUCCESS)
         goto fn_exit;
+    if (!contig_call && buf_contig) {
+        /* ROMIO's own drivers read a contiguous view into a contiguous
+         * buffer as one contiguous read, which stops at the end of the file
+         * (PnetCDF moves a growing header by the count read_at_all reports) */
+        int view_contig;
+        ADIOI_Datatype_iscontig(fd->filetype, &view_contig);
+        if (view_contig) {
+            if (file_ptr_type != ADIO_INDIVIDUAL)
+                offset = fd->disp + offset * fd->etype_size;
+            contig_call = 1;
+        }
+    }
     if (contig_call) {
         ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset;
         /* A contiguous read stops at the end of the file, as POSIX's does. */
