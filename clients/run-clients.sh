@@ -94,10 +94,20 @@ reap() {
 
 selected() { [ -z "$ONLY" ] || [[ $1 =~ $ONLY ]]; }
 
-# report NAME STATUS SECONDS LOG [DETAIL]: one line, and the start of the
-# log's errors for a failure.
+# excerpt FILE: the first lines of FILE that look like errors (not make's
+# own), else its last lines.
+excerpt() {
+    local lines
+    lines=$(grep -a -iE 'error|fail|abort|signal|assert|timed out|killed|mismatch|expect|wrong|diff|conform|larger than' "$1" \
+                | grep -av '^PASS\|: 0 errors\|nerrors = 0\|^#\|^make\|^FAIL: \|^# ' | head -12)
+    [ -n "$lines" ] || lines=$(grep -av '^make\|^+ ' "$1" | tail -5)
+    printf '%s\n' "$lines" | sed 's/^/      | /'
+}
+
+# report NAME STATUS SECONDS LOG [DETAIL [EXCERPT_FROM]]: one line, and for a
+# failure the log's path and the start of its errors (or EXCERPT_FROM's).
 report() {
-    local name=$1 ok=$2 t=$3 log=$4 detail=${5:-} h
+    local name=$1 ok=$2 t=$3 log=$4 detail=${5:-} from=${6:-$4} h
     h=$(hints_for "$name")
     [ -z "$h" ] || detail="[ROMIO_HINTS: $(tr '\n' ';' < "$h" | sed 's/;$//')] $detail"
     if [ "$ok" = 0 ]; then
@@ -106,8 +116,7 @@ report() {
     else
         printf 'FAIL  %-52s %7s s  %s\n' "$name" "$t" "$detail"
         printf '      log: %s\n' "$log"
-        grep -a -m 12 -iE 'error|fail|abort|signal|assert|timed out|killed|mismatch|expect|wrong' "$log" \
-            | grep -av '^PASS\|: 0 errors\|nerrors = 0\|^#' | head -12 | sed 's/^/      | /'
+        excerpt "$from"
         fail=$((fail+1)); failed+=("$name")
     fi
 }
@@ -230,14 +239,18 @@ EOF
         # keep the per-test logs of the harness, which the next run overwrites
         mkdir -p "$LOGS/pnetcdf-check-$key.d"
         cp "$bld/$rel"/*.log "$bld/$rel"/*.trs "$LOGS/pnetcdf-check-$key.d/" 2>/dev/null
-        local detail=""
+        local detail="" failedlogs="$LOGS/pnetcdf-check-$key.failed" trs
         if [ $rc -ne 0 ]; then
             detail="failed: $(grep -l ':test-result: FAIL\|:test-result: ERROR' "$bld/$rel"/*.trs 2>/dev/null \
                                | xargs -r -n1 basename | sed 's/\.trs$//' | tr '\n' ' ')"
             grep -q '^TIMEOUT:' "$bld/$rel"/*.log 2>/dev/null && detail+="(a program hit the $TIMEOUT s limit)"
+            : > "$failedlogs"
+            for trs in $(grep -l ':test-result: FAIL\|:test-result: ERROR' "$bld/$rel"/*.trs 2>/dev/null); do
+                cat "${trs%.trs}.log" >>"$failedlogs"
+            done
             cat "$bld/$rel"/*.log >>"$log" 2>/dev/null
         fi
-        report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
+        report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail" "$([ $rc -ne 0 ] && echo "$failedlogs")"
         [ $rc -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$out" "$WORK/bbfslogs/$key"
     done
     # make ptest: PnetCDF's ptest recursion covers test, examples, benchmarks.
