@@ -66,13 +66,9 @@ static int round_trip(const char *name, int amode, MPI_Info given, const char *w
         MPI_Info_set(one, key, v);
         int err = MPI_File_set_info(fh, one);
         MPI_Info_free(&one);
-        if (err != MPI_SUCCESS) {
-            char es[MPI_MAX_ERROR_STRING];
-            int len;
-            MPI_Error_string(err, es, &len);
-            tl_fail(__FILE__, __LINE__, "%s: set_info of %s=%s alone failed: %s", what, key, v,
-                    es);
-        }
+        snprintf(msg, sizeof(msg), "%s: set_info of %s=%s alone", what, key, v);
+        if (err != MPI_SUCCESS)
+            tl_fail_mpi(msg, err, __FILE__, __LINE__);
     }
     TL_MPI(MPI_File_close(&fh));
 
@@ -92,17 +88,11 @@ static int round_trip(const char *name, int amode, MPI_Info given, const char *w
         MPI_Info_set(one, key, v);
         int err = MPI_File_open(MPI_COMM_WORLD, name, amode & ~MPI_MODE_EXCL, one, &fh);
         MPI_Info_free(&one);
-        if (err != MPI_SUCCESS) {
-            char es[MPI_MAX_ERROR_STRING];
-            int len;
-            MPI_Error_string(err, es, &len);
-            tl_fail(__FILE__, __LINE__, "%s: open with %s=%s alone failed: %s", what, key, v,
-                    es);
-        }
-        if (!strncmp(key, "bbfs_", 5) && strcmp(key, "bbfs_lower_filesystem_type") != 0) {
-            snprintf(msg, sizeof(msg), "%s: open with %s alone", what, key);
+        snprintf(msg, sizeof(msg), "%s: open with %s=%s alone", what, key, v);
+        if (err != MPI_SUCCESS)
+            tl_fail_mpi(msg, err, __FILE__, __LINE__);
+        if (!strncmp(key, "bbfs_", 5) && strcmp(key, "bbfs_lower_filesystem_type") != 0)
             tl_expect_info(fh, key, v);
-        }
         TL_MPI(MPI_File_close(&fh));
     }
 
