@@ -55,6 +55,20 @@
  *                      after a barrier with independent writes).  Writes
  *                      before the first ORDER have seq 0.
  *
+ *   STAMP   (version 3; a time on a clock all handles of the file share)
+ *     clock:varint     nanoseconds; never smaller than an earlier STAMP's.
+ *                      The writes and SETSIZEs after it, up to the next
+ *                      STAMP, were made after that time.  A writer stamps
+ *                      the start of each epoch (after the sync that began
+ *                      it) and each switch of its process from another
+ *                      handle of the same file to this one: when several
+ *                      handles' sessions are replayed together, a write
+ *                      made later by the clock wins over another handle's
+ *                      (PnetCDF writes the header through one handle and
+ *                      the data through another; MPI-IO orders handles by
+ *                      sync, barrier, sync), see planner.h.  Writes before
+ *                      the first STAMP have clock 0.
+ *
  *   CLOSE   (the last record of a cleanly closed log; closes the open epoch)
  *     epoch:varint     the epoch being closed (as for SYNC)
  *     dlog_len:varint  final datalog length
@@ -69,8 +83,9 @@
 
 #define LOGFS_MAGIC "bbfsmlog"
 #define LOGFS_MAGIC_LEN 8
-#define LOGFS_FORMAT_VERSION 2u
-/* Oldest version this build still reads (version 1 has no ORDER records). */
+#define LOGFS_FORMAT_VERSION 3u
+/* Oldest version this build still reads (version 1 has no ORDER records,
+ * versions 1 and 2 no STAMP records). */
 #define LOGFS_FORMAT_VERSION_MIN 1u
 
 /* crc(4) + len(4) + type(1) */
@@ -96,6 +111,7 @@ enum logfs_rec_type {
     LOGFS_REC_SETSIZE = 4,
     LOGFS_REC_CLOSE = 5,
     LOGFS_REC_ORDER = 6,
+    LOGFS_REC_STAMP = 7,
 };
 
 #endif

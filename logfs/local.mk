@@ -59,6 +59,7 @@ tests_unit_logfs_unit_SOURCES = \
 	tests/unit/seal_test.cc \
 	tests/unit/index_test.cc \
 	tests/unit/planner_test.cc \
+	tests/unit/plan_sessions_test.cc \
 	tests/unit/plan_compact_test.cc \
 	tests/unit/pmem_test.cc \
 	tests/unit/bad_input_test.cc \

@@ -25,7 +25,9 @@
 struct op {
     struct logfs_group g;
     uint64_t dlog;   /* datalog offset of block 0 */
-    uint64_t seq;    /* collective calls the writer had entered (ORDER) */
+    uint64_t seq;    /* collective calls the writer had entered (ORDER); in a
+                        plan of several sessions, the op's place in time */
+    uint64_t stamp;  /* the writer's last STAMP clock */
     uint32_t writer;
 };
 
@@ -80,6 +82,7 @@ struct logfs_plan {
 /* What one writer did in its current epoch. */
 struct wepoch {
     uint64_t seq;      /* the last ORDER's count (kept across epochs) */
+    uint64_t stamp;    /* the last STAMP's clock (kept across epochs) */
     struct op *ops;
     size_t nops, capops;
     uint64_t max_end;  /* end of the furthest block written so far */
@@ -167,7 +170,7 @@ static uint64_t group_end(const struct logfs_group *g)
 static int add_write(struct wepoch *w, uint32_t rank, const struct logfs_record *rec)
 {
     struct logfs_group_iter it;
-    struct op o = {{0, 0, 0, 0}, rec->u.write.dlog_off, w->seq, rank};
+    struct op o = {{0, 0, 0, 0}, rec->u.write.dlog_off, w->seq, w->stamp, rank};
     int rc;
 
     w->dirty = 1;
@@ -187,7 +190,7 @@ static int add_write(struct wepoch *w, uint32_t rank, const struct logfs_record 
 
 static int set_size(struct wepoch *w, uint32_t rank, uint64_t size)
 {
-    struct op o = {{size, 0, 0, 0}, 0, w->seq, rank};
+    struct op o = {{size, 0, 0, 0}, 0, w->seq, w->stamp, rank};
     w->dirty = 1;
     if (!w->rs.present || size < w->rs.truncate_to)
         w->rs.truncate_to = size;
@@ -237,6 +240,9 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
             break;
         case LOGFS_REC_ORDER:
             w.seq = rec.u.order.seq;
+            break;
+        case LOGFS_REC_STAMP:
+            w.stamp = rec.u.stamp.clock;
             break;
         case LOGFS_REC_SYNC:
         case LOGFS_REC_CLOSE:
@@ -709,17 +715,16 @@ int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_p
     return logfs_plan_build_flags(metalogs, n, o, 0, out, err);
 }
 
-int logfs_plan_build_flags(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
-                           unsigned flags, struct logfs_plan **out, struct logfs_error *err)
+/* Read the metalogs of one session into a new plan whose epochs still hold
+ * their ops (not yet finished). */
+static int load_session(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
+                        struct logfs_plan **out, struct logfs_error *err)
 {
-    static const struct logfs_plan_opts defaults = {0, 0};
     struct logfs_reader **rd = NULL;
     struct logfs_plan *p;
     int rc = LOGFS_OK;
 
     *out = NULL;
-    if (!o)
-        o = &defaults;
     if (n == 0 || n > INT32_MAX)
         return logfs_fail(err, LOGFS_EINVAL, 0, "replay needs at least one metalog");
     p = calloc(1, sizeof *p);
@@ -755,9 +760,6 @@ int logfs_plan_build_flags(const char *const *metalogs, size_t n, const struct l
     }
     for (size_t i = 0; i < n && !rc; i++)
         rc = read_writer(p, rd[i], p->datalogs[i], o, err);
-    for (size_t e = 0; e < p->nepochs && !rc; e++)
-        if ((rc = finish_epoch(&p->epochs[e], flags)))
-            logfs_fail(err, rc, 0, "no memory to plan replay");
 out:
     if (rd)
         for (size_t i = 0; i < n; i++)
@@ -768,6 +770,162 @@ out:
         return rc;
     }
     *out = p;
+    return LOGFS_OK;
+}
+
+int logfs_plan_build_flags(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
+                           unsigned flags, struct logfs_plan **out, struct logfs_error *err)
+{
+    static const struct logfs_plan_opts defaults = {0, 0};
+    struct logfs_plan *p;
+    int rc = load_session(metalogs, n, o ? o : &defaults, &p, err);
+
+    *out = NULL;
+    if (rc)
+        return rc;
+    for (size_t e = 0; e < p->nepochs && !rc; e++)
+        if ((rc = finish_epoch(&p->epochs[e], flags)))
+            logfs_fail(err, rc, 0, "no memory to plan replay");
+    if (rc) {
+        logfs_plan_free(p);
+        return rc;
+    }
+    *out = p;
+    return LOGFS_OK;
+}
+
+/* ---- several sessions ---------------------------------------------------- */
+
+/*
+ * Give every op of session @p p its place in time (in op.seq): the groups
+ * of one (epoch, collective-call count) follow each other as in a plan of
+ * the session alone, each later than every op of the groups before it;
+ * within a group, each writer's run of ops under one STAMP is placed at its
+ * stamp, or just after what came before it, whichever is later.  A place
+ * never lies after the time its run ended (what came before ended earlier),
+ * so a run another session began after it ended (sync, barrier, sync; or a
+ * switch of handles within one process) is placed after it.
+ */
+static int place_in_time(struct logfs_plan *p)
+{
+    uint64_t *last = calloc(p->nwriters, sizeof *last), before = 0;
+    int rc = LOGFS_OK;
+
+    if (!last)
+        return LOGFS_ENOMEM;
+    for (size_t e = 0; e < p->nepochs && !rc; e++) {
+        struct epoch *ep = &p->epochs[e];
+        size_t i = 0;
+        if ((rc = sort_ops(ep->ops, ep->nops)))
+            break;
+        while (i < ep->nops) {
+            uint64_t seq = ep->ops[i].seq, base = before + 1, most = base;
+            size_t j;
+            for (j = i; j < ep->nops && ep->ops[j].seq == seq; j++) {
+                struct op *o = &ep->ops[j];
+                if (j == i || o[-1].writer != o->writer || o[-1].stamp != o->stamp) {
+                    uint64_t at = o->stamp > base ? o->stamp : base;
+                    if (last[o->writer] >= at) /* a second run of this writer in the group */
+                        at = last[o->writer] + 1;
+                    last[o->writer] = at;
+                }
+                o->seq = last[o->writer];
+                if (o->seq > most)
+                    most = o->seq;
+            }
+            before = most;
+            i = j;
+        }
+    }
+    free(last);
+    return rc;
+}
+
+/* Move session @p s's ops, writers and resizes into plan @p m (one epoch),
+ * its writers becoming m's writers [base, base + s->nwriters). */
+static int absorb(struct logfs_plan *m, struct logfs_plan *s, uint32_t base)
+{
+    struct epoch *all = &m->epochs[0];
+    int rc;
+
+    for (uint32_t w = 0; w < s->nwriters; w++) {
+        m->datalogs[base + w] = s->datalogs[w];
+        m->warnings[base + w] = s->warnings[w];
+        m->sealed[base + w] = s->sealed[w];
+        s->datalogs[w] = s->warnings[w] = NULL;
+    }
+    for (size_t e = 0; e < s->nepochs; e++) {
+        struct epoch *ep = &s->epochs[e];
+        for (size_t i = 0; i < ep->nops; i++)
+            ep->ops[i].writer += base;
+        if ((rc = push_ops(&all->ops, &all->nops, &all->capops, ep->ops, ep->nops)))
+            return rc;
+        if (ep->rs.present) {
+            if (!all->rs.present) {
+                all->rs = ep->rs;
+            } else {
+                if (ep->rs.truncate_to < all->rs.truncate_to)
+                    all->rs.truncate_to = ep->rs.truncate_to;
+                if (ep->rs.extend_to > all->rs.extend_to)
+                    all->rs.extend_to = ep->rs.extend_to;
+            }
+        }
+    }
+    return LOGFS_OK;
+}
+
+int logfs_plan_build_sessions(const char *const *metalogs, const size_t *counts, size_t nsessions,
+                              const struct logfs_plan_opts *o, struct logfs_plan **out,
+                              struct logfs_error *err)
+{
+    static const struct logfs_plan_opts defaults = {0, 0};
+    struct logfs_plan *m = NULL, *s = NULL;
+    size_t total = 0, at = 0;
+    int rc = LOGFS_OK;
+
+    *out = NULL;
+    if (nsessions == 1)
+        return logfs_plan_build(metalogs, counts[0], o, out, err);
+    if (!o)
+        o = &defaults;
+    for (size_t i = 0; i < nsessions; i++) {
+        if (counts[i] == 0 || counts[i] > INT32_MAX - total)
+            return logfs_fail(err, LOGFS_EINVAL, 0, "session %zu: bad writer count %zu", i, counts[i]);
+        total += counts[i];
+    }
+    if (total == 0)
+        return logfs_fail(err, LOGFS_EINVAL, 0, "replay needs at least one metalog");
+    m = calloc(1, sizeof *m);
+    if (!m || !(m->datalogs = calloc(total, sizeof *m->datalogs)) ||
+        !(m->warnings = calloc(total, sizeof *m->warnings)) ||
+        !(m->sealed = calloc(total, sizeof *m->sealed)) || grow_epochs(m, 1)) {
+        logfs_plan_free(m);
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
+    }
+    m->nwriters = (uint32_t)total;
+    for (size_t i = 0; i < nsessions && !rc; i++) {
+        if ((rc = load_session(metalogs + at, counts[i], o, &s, err)))
+            break;
+        if (i == 0)
+            m->file_id = s->file_id;
+        if ((rc = place_in_time(s)) || (rc = absorb(m, s, (uint32_t)at)))
+            logfs_fail(err, rc, 0, "no memory to plan replay");
+        logfs_plan_free(s);
+        s = NULL;
+        at += counts[i];
+    }
+    if (!rc) {
+        /* every op through the range map, in its place in time */
+        m->epochs[0].need_map = 1;
+        m->epochs[0].mixed_seq = 1;
+        if ((rc = finish_epoch(&m->epochs[0], 0)))
+            logfs_fail(err, rc, 0, "no memory to plan replay");
+    }
+    if (rc) {
+        logfs_plan_free(m);
+        return rc;
+    }
+    *out = m;
     return LOGFS_OK;
 }
 

@@ -111,6 +111,28 @@ int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_p
 int logfs_plan_build_flags(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
                            unsigned flags, struct logfs_plan **out, struct logfs_error *err);
 
+/*
+ * One plan of several sessions of one file (handles open at the same time,
+ * in one job or several), whose writes must land in the order they were
+ * made, not session after session.  Session i has counts[i] metalogs,
+ * metalogs[sum of counts before i ..]; in the plan, its writers follow
+ * those of the sessions before it (writer index = that sum + rank).
+ *
+ * The plan has one epoch.  Each op is placed in time by the STAMP records
+ * (format.h) and the order of its session: within a session, the order of a
+ * plan of that session alone (epochs, then collective calls) holds; across
+ * sessions, a write made after another by the clock wins, so a write made
+ * after a sync, barrier and sync of another handle wins over that handle's
+ * writes, and so do a process's writes through a handle it switched to.
+ * Writes that overlap within one group of a session may land in clock
+ * order rather than rank order: MPI leaves them undefined anyway.  With one
+ * session this is logfs_plan_build.
+ * @return as logfs_plan_build; LOGFS_EINVAL if a count is 0
+ */
+int logfs_plan_build_sessions(const char *const *metalogs, const size_t *counts, size_t nsessions,
+                              const struct logfs_plan_opts *o, struct logfs_plan **out,
+                              struct logfs_error *err);
+
 /* Free the plan; NULL is fine. */
 void logfs_plan_free(struct logfs_plan *p);
 

@@ -34,6 +34,7 @@ struct logfs_reader {
     struct logfs_header hdr;
     uint64_t epoch;         /* open epoch */
     uint64_t order_seq;     /* the last ORDER record's seq (0: none yet) */
+    uint64_t stamp;         /* the last STAMP record's clock (0: none yet) */
     uint64_t dlog_end;      /* end of the data the last WRITE covered */
     int closed;
     int status;             /* sticky result once not LOGFS_OK */
@@ -385,6 +386,15 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
             return corrupt(r, rec->offset, "ORDER record going backwards", err);
         r->order_seq = rec->u.order.seq;
         break;
+    case LOGFS_REC_STAMP:
+        if (r->hdr.version < 3)
+            return corrupt(r, rec->offset, "STAMP record in a version 1 or 2 metalog", err);
+        if (logfs_get_varint(&q, p + n, &rec->u.stamp.clock) || q != p + n)
+            return corrupt(r, rec->offset, "malformed STAMP record", err);
+        if (rec->u.stamp.clock < r->stamp)
+            return corrupt(r, rec->offset, "STAMP record going backwards", err);
+        r->stamp = rec->u.stamp.clock;
+        break;
     case LOGFS_REC_HEADER:
         return corrupt(r, rec->offset, "second header record", err);
     default:
@@ -398,6 +408,7 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
     /* The seal was written just after the SYNC/CLOSE that closed its last epoch. */
     if (r->pos + LOGFS_REC_HEADER_LEN + n == r->sealed &&
         (type == LOGFS_REC_WRITE || type == LOGFS_REC_SETSIZE || type == LOGFS_REC_ORDER ||
+         type == LOGFS_REC_STAMP ||
          r->epoch != r->seal.epochs))
         return corruptf(r, rec->offset, err,
                         "the sealed length %llu does not end the SYNC/CLOSE of epoch %llu",

@@ -70,6 +70,9 @@ struct logfs_record {
         struct {
             uint64_t seq;      /* collective calls entered (ORDER, format.h) */
         } order;
+        struct {
+            uint64_t clock;    /* nanoseconds on the file's shared clock (STAMP) */
+        } stamp;
     } u;
 };
 

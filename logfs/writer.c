@@ -43,6 +43,8 @@ struct logfs_writer {
     uint64_t epoch;
     uint64_t order_seq;     /* collective calls entered (logfs_writer_order) */
     uint64_t order_logged;  /* the seq of the last ORDER record queued */
+    uint64_t stamp;         /* the last clock given (logfs_writer_stamp) */
+    uint64_t stamp_logged;  /* the clock of the last STAMP record queued */
 
     int sfd;             /* the seal file */
     char *spath;
@@ -261,11 +263,18 @@ int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err)
     return LOGFS_OK;
 }
 
-/* The ORDER record goes just before the first WRITE or SETSIZE it orders:
- * collective calls that write nothing cost nothing. */
-static int order_before_record(struct logfs_writer *w, struct logfs_error *err)
+/* STAMP and ORDER records go just before the first WRITE or SETSIZE they
+ * mark: syncs, switches and collective calls that write nothing cost
+ * nothing. */
+static int marks_before_record(struct logfs_writer *w, struct logfs_error *err)
 {
     uint8_t p[10];
+    int rc;
+    if (w->stamp != w->stamp_logged) {
+        w->stamp_logged = w->stamp;
+        if ((rc = queue_record(w, LOGFS_REC_STAMP, p, logfs_put_varint(p, w->stamp), NULL, 0, err)))
+            return rc;
+    }
     if (w->order_seq == w->order_logged)
         return LOGFS_OK;
     w->order_logged = w->order_seq;
@@ -279,7 +288,7 @@ static int finish_record(struct logfs_writer *w, struct logfs_error *err)
     int rc;
     if (w->rfill == 0)
         return LOGFS_OK;
-    if ((rc = order_before_record(w, err)))
+    if ((rc = marks_before_record(w, err)))
         return rc;
     n = logfs_put_varint(pre, w->rec_dlog);
     n += logfs_put_varint(pre + n, w->rec_nbytes);
@@ -532,7 +541,7 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
     struct logfs_group cut = {size, 0, 0, 0};
     if ((rc = queue_pend(w, &cut, 0, err)))
         return rc;
-    if ((rc = order_before_record(w, err)))
+    if ((rc = marks_before_record(w, err)))
         return rc;
     rc = queue_record(w, LOGFS_REC_SETSIZE, p, logfs_put_varint(p, size), NULL, 0, err);
     if (!rc && w->mfill >= META_FLUSH_AT)
@@ -548,6 +557,17 @@ int logfs_writer_order(struct logfs_writer *w, uint64_t seq, struct logfs_error 
         return logfs_fail(err, LOGFS_EINVAL, 0, "collective call count going backwards (%llu after %llu)",
                           (unsigned long long)seq, (unsigned long long)w->order_seq);
     w->order_seq = seq;
+    return LOGFS_OK;
+}
+
+int logfs_writer_stamp(struct logfs_writer *w, uint64_t clock, struct logfs_error *err)
+{
+    if (w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "stamp inside a write call");
+    if (clock < w->stamp)
+        return logfs_fail(err, LOGFS_EINVAL, 0, "clock going backwards (%llu after %llu)",
+                          (unsigned long long)clock, (unsigned long long)w->stamp);
+    w->stamp = clock;
     return LOGFS_OK;
 }
 

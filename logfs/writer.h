@@ -139,6 +139,16 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
  */
 int logfs_writer_order(struct logfs_writer *w, uint64_t seq, struct logfs_error *err);
 
+/*
+ * The writes that follow were made after time @p clock (nanoseconds) on a
+ * clock every handle of the file shares (the STAMP record, format.h): the
+ * start of an epoch, or a switch of this process from another handle of
+ * the file to this one.  Costs nothing until the next write or set_size.
+ * @return LOGFS_OK, LOGFS_ESTATE (inside a write call), LOGFS_EINVAL
+ *         (@p clock smaller than before)
+ */
+int logfs_writer_stamp(struct logfs_writer *w, uint64_t clock, struct logfs_error *err);
+
 /* Make all queued records reach the metalog file (no epoch change, no fdatasync). */
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err);
 

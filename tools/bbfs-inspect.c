@@ -38,6 +38,9 @@ static const char usage_text[] =
     "  @OFF  SETSIZE  e<E> size S                     MPI_File_set_size\n"
     "  @OFF  ORDER    e<E> after collective call N     later records were made in or\n"
     "                                              after the handle's Nth collective call\n"
+    "  @OFF  STAMP    e<E> clock T                    later records were made after time T\n"
+    "                                              (ns): an epoch's start, or a switch\n"
+    "                                              from another handle of the file\n"
     "  @OFF  CLOSE    e<E> closed, datalog length L   clean close, last record\n"
     "  end     clean | torn: N bytes at OFF ignored | CORRUPT ... | ERROR ...\n"
     "  totals  records, epochs sealed, extents, groups, data bytes\n"
@@ -174,6 +177,11 @@ static int inspect(const char *path, int summary, int all, int check_data)
             if (!summary)
                 printf("@%-8" PRIu64 " ORDER    e%" PRIu64 " after collective call %" PRIu64 "\n", rec.offset,
                        rec.epoch, rec.u.order.seq);
+            break;
+        case LOGFS_REC_STAMP:
+            if (!summary)
+                printf("@%-8" PRIu64 " STAMP    e%" PRIu64 " clock %" PRIu64 "\n", rec.offset, rec.epoch,
+                       rec.u.stamp.clock);
             break;
         }
     }
