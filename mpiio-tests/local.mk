@@ -75,6 +75,13 @@ MPIIO_HANDLES_SPECS = %reldir%/t_handles.mpi %reldir%/t_handles_commit.mpi
 TESTS += $(MPIIO_HANDLES_SPECS)
 EXTRA_DIST += $(MPIIO_HANDLES_SPECS)
 
+check_PROGRAMS += %reldir%/t_handle_order
+%canon_reldir%_t_handle_order_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_handle_order_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_HANDLE_ORDER_SPECS = %reldir%/t_handle_order.mpi %reldir%/t_handle_order_posix.mpi
+TESTS += $(MPIIO_HANDLE_ORDER_SPECS)
+EXTRA_DIST += $(MPIIO_HANDLE_ORDER_SPECS)
+
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)

@@ -179,8 +179,24 @@ int ADIOI_BBFS_Walk_view(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
                          ADIO_Offset nbytes, ADIOI_BBFS_extent_fn fn, void *arg,
                          ADIO_Offset * next_fp);
 
-/* ad_bbfs_pending.c: lower driver, and pending sessions replayed, at open */
+/* ad_bbfs_pending.c: lower driver, and pending sessions replayed, at open;
+ * the last handle's close replays them with its own */
+typedef struct ADIOI_BBFS_Pending {
+    int n;                      /* pending sessions claimed */
+    struct logfs_session *claims;       /* process 0 only */
+    char **texts;               /* their manifests */
+    size_t *lens;
+    int others;                 /* other sessions not claimed (live, or left pending) */
+    int live_others;            /* of those, sessions of handles still open */
+} ADIOI_BBFS_Pending;
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
+/* Collective: claim the file's pending sessions (only if no other handle's
+ * session is live, unless always) and tell every process. */
+int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, ADIOI_BBFS_Pending * p);
+/* Collective: replay the claimed sessions, with this handle's own if
+ * with_own, in one plan through lo; then remove the claimed ones. */
+int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own);
+void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p);
 
 /* ad_bbfs_log.c: the logging session of one open file */
 uint64_t ADIOI_BBFS_New_file_id(const char *path);
@@ -189,6 +205,8 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_collective(ADIO_File fd);
 void ADIOI_BBFS_Log_collective_end(ADIO_File fd);
 void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code);
+/* Before a logged write or set_size: stamp a switch from another handle. */
+void ADIOI_BBFS_Log_switch(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
 void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code);
 
@@ -199,8 +217,9 @@ void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m);
 int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
                              struct logfs_error *le);
-/* other handles' live sessions (not this one's): *n parsed manifests */
-int ADIOI_BBFS_Manifest_live_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n);
+/* the file's other sessions (other handles', open or closed while one
+ * was; not this one's): *n parsed manifests */
+int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n);
 void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n);
 int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf);
 
@@ -214,10 +233,12 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
 ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf);
 
-/* ad_bbfs_replay.c: logs -> canonical file, collective over comm */
+/* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
+ * metalogs of nsessions sessions, counts[i] for session i, one after the
+ * other; promised (or NULL): the epochs each writer sealed at its close. */
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, int nwriters, const uint64_t * promised,
-                      const ADIOI_BBFS_Hints * h);
+                      char *const *metalogs, const int *counts, int nsessions,
+                      const uint64_t * promised, const ADIOI_BBFS_Hints * h);
 
 /* ADIOI_Free aborts on NULL; most of our frees may see one. */
 #define ADIOI_BBFS_FREE(p) do { if (p) ADIOI_Free(p); } while (0)
@@ -276,6 +297,9 @@ void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const
 ADIO_File ADIOI_BBFS_Lower_begin(ADIO_File fd);
 void ADIOI_BBFS_Lower_end(ADIO_File fd);
 ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);
+/* Nanoseconds on a clock every handle of a file shares (the STAMP record);
+ * strictly increasing within this process. */
+uint64_t ADIOI_BBFS_Clock(void);
 void ADIOI_BBFS_Access_done(ADIO_File fd, int file_ptr_type, ADIO_Offset next_fp,
                             ADIO_Status * status, MPI_Datatype datatype, ADIO_Offset nbytes);
 

@@ -2,8 +2,7 @@
  * Other writers' datalogs, read at replay and by reads of synced data:
  * opened through logfs's datalog reader (on first use, or at once for
  * logs another handle may remove), with one error message for a datalog
- * that lost bytes its metalog points at.  One table may hold the writers of
- * several plans (several handles' sessions), one after the other.
+ * that lost bytes its metalog points at.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"

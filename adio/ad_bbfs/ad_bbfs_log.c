@@ -77,6 +77,8 @@ static void log_start(ADIO_File fd, int *error_code)
     o.max_datalog_bytes = (uint64_t) bf->hints.log_quota;
     o.exclusive = 1;
     rc = logfs_writer_open(&o, &bf->writer, &le);
+    if (rc == LOGFS_OK)
+        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);      /* cannot fail: new */
     if (rc != LOGFS_OK) {
         char msg[LOGFS_ERRMSG_MAX + 128];
         snprintf(msg, sizeof(msg), "cannot create logs in bbfs_logdir %s: %s (set bbfs_logdir "
@@ -165,16 +167,28 @@ static int manifest_record_epochs(ADIO_File fd, uint64_t sealed)
 }
 
 
-/* End the logs; replay them into the canonical file if asked, and then
- * remove them and the manifest. */
-static void log_finish(ADIO_File fd, int replay, int *error_code)
+/* How log_finish ends the logs. */
+enum finish {
+    FINISH_DEFER,               /* leave them pending */
+    FINISH_REPLAY_IF_LAST,      /* replay, unless another handle of the file is open */
+    FINISH_REPLAY_NOW           /* replay whatever else is open (atomic mode, truncation) */
+};
+
+/* End the logs; replay them into the canonical file if asked, with every
+ * pending session of the file in one plan, and then remove them and the
+ * manifests.  While another handle of the file is open, a close leaves its
+ * logs pending: that handle's close replays them with its own, in the
+ * order the writes were made (PnetCDF writes through two handles). */
+static void log_finish(ADIO_File fd, enum finish how, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_LOG_FINISH";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    ADIOI_BBFS_Pending p;
     struct logfs_error le;
     char *ml = NULL;
-    int rank, err = MPI_SUCCESS, rc;
+    int rank, err = MPI_SUCCESS, rc, replay = how != FINISH_DEFER;
 
+    memset(&p, 0, sizeof(p));
     MPI_Comm_rank(fd->comm, &rank);
     ADIOI_BBFS_Remote_reset(bf);
     bf->own_end = 0;
@@ -192,22 +206,30 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
     }
     /* A replay needs every log closed (and every process to know it); a
      * deferred close only reports its own outcome, and rank 0's manifest. */
+    if (replay) {
+        err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+        if (err == MPI_SUCCESS)
+            err = ADIOI_BBFS_Pending_take(fd, how == FINISH_REPLAY_NOW, &p);
+        if (err == MPI_SUCCESS && p.live_others && how == FINISH_REPLAY_IF_LAST)
+            replay = 0;
+        *error_code = err;
+    }
     if (!replay) {
         int m_err = manifest_record_epochs(fd, sealed);
         if (err == MPI_SUCCESS)
             err = m_err;
+        *error_code = err;
     }
-    *error_code = replay ? ADIOI_BBFS_Agree_error(fd->comm, myname, err) : err;
     if (*error_code == MPI_SUCCESS && replay) {
         /* The handle's own lower file is open for writing: replay through
          * it (a second open would cost a round of collectives). */
         ADIO_File lo = bf->lower;
         if (!lo->is_open)       /* deferred open (romio_no_indep_rw) */
             ADIO_ImmediateOpen(lo, &err);
+        err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         if (err == MPI_SUCCESS)
-            err = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, bf->metalogs, bf->nwriters,
-                                    NULL, &bf->hints);
-        *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1);
+        *error_code = err;
         if (*error_code == MPI_SUCCESS) {
             if (rank == 0)
                 ADIOI_BBFS_Manifest_remove(bf);
@@ -217,6 +239,7 @@ static void log_finish(ADIO_File fd, int replay, int *error_code)
         }
     }
     /* A failed replay leaves the logs pending for the next open. */
+    ADIOI_BBFS_Pending_free(&p);
     ADIOI_BBFS_Manifest_release(bf);
     ADIOI_BBFS_FREE(ml);
     free_metalogs(bf);
@@ -243,6 +266,10 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
     *error_code = MPI_SUCCESS;
     if (bf->writer && (rc = logfs_writer_sync(bf->writer, &le)) != LOGFS_OK)
         *error_code = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    else if (bf->writer)
+        /* the next epoch's writes come after this sync, on every handle's
+         * clock: after a sync, barrier and sync another handle's come later */
+        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
     /* Others may have synced new data, maybe through a handle opened since:
      * look again before the next read. */
     bf->remote_stale = 1;
@@ -287,13 +314,34 @@ void ADIOI_BBFS_Log_collective(ADIO_File fd)
     bf->others_live = 1;
 }
 
+/* The handle of this process that logged last, and its file. */
+static const ADIOI_BBFS_File *last_handle;
+static char last_file[PATH_MAX];
+
+void ADIOI_BBFS_Log_switch(ADIOI_BBFS_File * bf)
+{
+    if (last_handle == bf)
+        return;
+    /* Another handle of the same file wrote last: this process's writes
+     * through the two keep their program order when their sessions are
+     * replayed together (PnetCDF writes the header through its collective
+     * handle, the data through its MPI_COMM_SELF one). */
+    if (bf->canonical && strcmp(last_file, bf->canonical) == 0)
+        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
+    last_handle = bf;
+    snprintf(last_file, sizeof(last_file), "%s", bf->canonical ? bf->canonical : "");
+}
+
 /* MPI_File_set_size that grows the file (ADIOI_BBFS_Resize decides). */
 void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_LOG_SET_SIZE";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     struct logfs_error le;
-    int rc = logfs_writer_set_size(bf->writer, (uint64_t) size, &le);
+    int rc;
+
+    ADIOI_BBFS_Log_switch(bf);
+    rc = logfs_writer_set_size(bf->writer, (uint64_t) size, &le);
 
     if (rc == LOGFS_OK && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX)
         rc = logfs_writer_flush(bf->writer, &le);
@@ -308,7 +356,7 @@ void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code)
 {
     *error_code = MPI_SUCCESS;
     if (ADIOI_BBFS_Private(fd)->metalogs)
-        log_finish(fd, replay, error_code);
+        log_finish(fd, replay ? FINISH_REPLAY_IF_LAST : FINISH_DEFER, error_code);
 }
 
 void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code)
@@ -318,7 +366,7 @@ void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code)
     *error_code = MPI_SUCCESS;
     if (!bf->metalogs)
         return;
-    log_finish(fd, 1, error_code);
+    log_finish(fd, FINISH_REPLAY_NOW, error_code);
     if (*error_code == MPI_SUCCESS && bf->log_writes && !bf->write_through)
         log_start(fd, error_code);
 }

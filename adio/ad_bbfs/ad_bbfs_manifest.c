@@ -85,7 +85,7 @@ int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
     return rc;
 }
 
-int ADIOI_BBFS_Manifest_live_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n)
+int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n)
 {
     static char myname[] = "ADIOI_BBFS_SESSIONS";
     struct logfs_session_info *s;
@@ -100,10 +100,8 @@ int ADIOI_BBFS_Manifest_live_others(ADIOI_BBFS_File * bf, struct logfs_manifest 
     if (ns)
         *out = ADIOI_Calloc(ns, sizeof(**out));
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
-        if (!s[i].live)
-            continue;
         rc = ADIOI_BBFS_Manifest_load(s[i].path, &(*out)[k], &le);
-        if (rc == LOGFS_ENOENT) {       /* it ended meanwhile: its data is in the file */
+        if (rc == LOGFS_ENOENT) {       /* replayed meanwhile: its data is in the file */
             rc = LOGFS_OK;
             continue;
         }

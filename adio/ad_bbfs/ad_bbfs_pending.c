@@ -1,12 +1,20 @@
 /*
+ * Pending sessions: logs that nobody holds any more (a deferred close, a
+ * handle closed while another on the same file stayed open, a crashed job).
+ *
  * The first step of a collective open: process 0 finds the lower driver (as
  * ROMIO would detect it, unless the name forces one), lists the file's
  * logging sessions and picks the id of this open's logs; one broadcast
- * tells everyone.  Sessions that nobody holds any more (a deferred close,
- * a crashed job) are pending: they become the canonical file now, oldest
- * first, replayed by this job's processes however many wrote them, so the
- * lower open (and MPI_MODE_APPEND's end of file) sees them.  Sessions of
- * handles still open stay theirs (ad_bbfs_manifest.c).
+ * tells everyone.  If no other handle of the file is open, the pending
+ * sessions become the canonical file now, replayed by this job's processes
+ * however many wrote them, so the lower open (and MPI_MODE_APPEND's end of
+ * file) sees them.  While another handle is open they stay pending and
+ * reads see them: replaying them now could put them under older writes of
+ * that handle, replayed at its close.
+ *
+ * At close, the last handle of the file replays the pending sessions and
+ * its own in one plan (logfs_plan_build_sessions), so the writes of several
+ * handles land in the order they were made, whichever closes last.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -17,16 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What process 0 found: pending manifests it claimed, their texts. */
-struct pending {
-    int n;
-    struct logfs_session *claims;       /* process 0 only */
-    char **texts;
-    size_t *lens;
-    int live_others;                    /* sessions of handles still open */
-};
-
-static void pending_free(struct pending *p, int release_claims)
+static void pending_free(ADIOI_BBFS_Pending * p, int release_claims)
 {
     for (int i = 0; i < p->n; i++) {
         if (p->claims && release_claims)
@@ -40,14 +39,21 @@ static void pending_free(struct pending *p, int release_claims)
     memset(p, 0, sizeof(*p));
 }
 
-/* Process 0: claim and read every pending session of the file. */
-static int find_pending(ADIOI_BBFS_File * bf, struct pending *p)
+/* Is this listed manifest this handle's own session? */
+static int own_session(const ADIOI_BBFS_File * bf, const char *path)
+{
+    return bf->session.path && strcmp(bf->session.path, path) == 0;
+}
+
+/* Process 0: claim and read the pending sessions of the file: all of them
+ * if @p always, else only if no other handle's session is live. */
+static int find_pending(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
 {
     static char myname[] = "ADIOI_BBFS_FIND_PENDING";
     struct logfs_session_info *s;
     struct logfs_error le;
     size_t ns;
-    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le);
+    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le), live = 0;
 
     if (rc != LOGFS_OK)
         return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
@@ -56,13 +62,19 @@ static int find_pending(ADIOI_BBFS_File * bf, struct pending *p)
         p->texts = ADIOI_Calloc(ns, sizeof(*p->texts));
         p->lens = ADIOI_Calloc(ns, sizeof(*p->lens));
     }
+    for (size_t i = 0; i < ns; i++)
+        live += s[i].live && !own_session(bf, s[i].path);
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
-        if (s[i].live) {
-            p->live_others++;
+        if (own_session(bf, s[i].path))
+            continue;
+        if (s[i].live || (live && !always)) {
+            p->others++;
+            p->live_others += s[i].live;
             continue;
         }
         rc = logfs_session_claim(s[i].path, &p->claims[p->n], &le);
         if (rc == LOGFS_EBUSY) {        /* another open took it since the listing */
+            p->others++;
             p->live_others++;
             rc = LOGFS_OK;
             continue;
@@ -95,9 +107,9 @@ static int find_pending(ADIOI_BBFS_File * bf, struct pending *p)
  * Collectives are expensive when processes share cores; an open makes as
  * few as it can. */
 static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BBFS_File * bf,
-                            struct pending *p)
+                            ADIOI_BBFS_Pending * p)
 {
-    long long hdr[6] = { 0, 0, 0, 0, 0, 0 };
+    long long hdr[7] = { 0, 0, 0, 0, 0, 0, 0 };
     int rank;
 
     MPI_Comm_rank(comm, &rank);
@@ -110,8 +122,9 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
         hdr[3] = (long long) bf->file_id;
         hdr[4] = bf->lower_fstype;
         hdr[5] = p->live_others;
+        hdr[6] = p->others;
     }
-    MPI_Bcast(hdr, 6, MPI_LONG_LONG, 0, comm);
+    MPI_Bcast(hdr, 7, MPI_LONG_LONG, 0, comm);
     bf->file_id = (uint64_t) hdr[3];
     bf->lower_fstype = (int) hdr[4];
     if (hdr[0] != 0)
@@ -120,6 +133,7 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
                                                       "bbfs: failed on process 0 (see its "
                                                       "error)");
     p->live_others = (int) hdr[5];
+    p->others = (int) hdr[6];
     if (hdr[1] == 0)
         return MPI_SUCCESS;
     /* the texts, back to back, each with its NUL */
@@ -142,39 +156,106 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
     return MPI_SUCCESS;
 }
 
-/* Replay pending session i with this job's processes.  Collective. */
-static int replay_one(ADIO_File fd, ADIO_File lo, const struct pending *p, int i,
-                      struct logfs_manifest *m)
+/* Parse the claimed manifests; every process parsed the same texts, so
+ * all fail alike. */
+static int parse_all(ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
+                     struct logfs_manifest *m)
+{
+    static char myname[] = "ADIOI_BBFS_REPLAY_PENDING";
+    struct logfs_error le;
+
+    for (int i = 0; i < p->n; i++) {
+        int rc = logfs_manifest_parse(p->texts[i], p->lens[i], &m[i], &le);
+        if (rc != LOGFS_OK) {
+            char msg[LOGFS_ERRMSG_MAX + 64];
+            for (int k = 0; k < i; k++)
+                logfs_manifest_free(&m[k]);
+            snprintf(msg, sizeof(msg), "pending logs of %s: %s", bf->canonical, le.msg);
+            return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, ADIOI_BBFS_Pending * p)
+{
+    static char myname[] = "ADIOI_BBFS_PENDING_TAKE";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int rank, err = MPI_SUCCESS;
+
+    memset(p, 0, sizeof(*p));
+    MPI_Comm_rank(fd->comm, &rank);
+    if (rank == 0)
+        err = find_pending(bf, always, p);
+    err = bcast_open_state(fd->comm, myname, err, bf, p);
+    if (err != MPI_SUCCESS)
+        pending_free(p, 1);
+    return err;
+}
+
+void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p)
+{
+    pending_free(p, 1);
+}
+
+int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own)
 {
     static char myname[] = "ADIOI_BBFS_REPLAY_PENDING";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    struct logfs_error le;
-    int rc = logfs_manifest_parse(p->texts[i], p->lens[i], m, &le), err;
+    int rank, err, ns = p->n + (with_own ? 1 : 0), nw = 0, at = 0;
+    struct logfs_manifest *m = ADIOI_Calloc(p->n + 1, sizeof(*m));
 
-    if (rc != LOGFS_OK) {
-        /* every process parsed the same text: all fail alike */
-        char msg[LOGFS_ERRMSG_MAX + 64];
-        snprintf(msg, sizeof(msg), "pending logs of %s: %s", bf->canonical, le.msg);
-        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+    MPI_Comm_rank(fd->comm, &rank);
+    if ((err = parse_all(bf, p, m)) != MPI_SUCCESS) {
+        ADIOI_Free(m);
+        return err;
     }
-    char **paths = ADIOI_Malloc(sizeof(char *) * m->nwriters);
-    uint64_t *promised = ADIOI_Malloc(sizeof(uint64_t) * m->nwriters);
-    for (uint32_t r = 0; r < m->nwriters; r++) {
-        paths[r] = m->w[r].metalog;
-        promised[r] = m->w[r].epochs;
+    for (int i = 0; i < p->n; i++)
+        nw += (int) m[i].nwriters;
+    nw += with_own ? bf->nwriters : 0;
+    /* this handle's own session first: its writers keep their ranks */
+    char **paths = ADIOI_Malloc(sizeof(char *) * nw);
+    uint64_t *promised = ADIOI_Calloc(nw, sizeof(uint64_t));
+    int *counts = ADIOI_Malloc(sizeof(int) * (ns ? ns : 1)), s = 0;
+    if (with_own) {
+        for (int r = 0; r < bf->nwriters; r++)
+            paths[at++] = bf->metalogs[r];      /* promised 0: its logs were just closed */
+        counts[s++] = bf->nwriters;
     }
-    err = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, (int) m->nwriters, promised,
-                            &bf->hints);
-    ADIOI_BBFS_FREE(paths);
-    ADIOI_BBFS_FREE(promised);
-    return ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+    for (int i = 0; i < p->n; i++) {
+        for (uint32_t r = 0; r < m[i].nwriters; r++) {
+            promised[at] = m[i].w[r].epochs;
+            paths[at++] = m[i].w[r].metalog;
+        }
+        counts[s++] = (int) m[i].nwriters;
+    }
+    err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, counts, ns, promised,
+                                 &bf->hints) : MPI_SUCCESS;
+    err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+    if (err == MPI_SUCCESS) {
+        /* Manifests first: logs without a manifest are garbage, a manifest
+         * without its logs would fail every later open. */
+        if (rank == 0)
+            for (int i = 0; i < p->n; i++)
+                logfs_session_remove(&p->claims[i]);
+        MPI_Barrier(fd->comm);
+        for (int i = 0; i < p->n; i++)
+            ADIOI_BBFS_Manifest_remove_logs(&m[i]);
+    }
+    for (int i = 0; i < p->n; i++)
+        logfs_manifest_free(&m[i]);
+    ADIOI_Free(m);
+    ADIOI_Free(paths);
+    ADIOI_Free(promised);
+    ADIOI_Free(counts);
+    return err;
 }
 
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_OPEN_PREPARE";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    struct pending p;
+    ADIOI_BBFS_Pending p;
     int rank, err = MPI_SUCCESS;
     const char *lower_path = NULL;
     int explicit_lower = ADIOI_BBFS_Name_has_prefix(fd->filename);
@@ -188,7 +269,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
     if (rank == 0 && err == MPI_SUCCESS) {
         bf->canonical = ADIOI_Strdup(lower_path);
         bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
-        err = find_pending(bf, &p);
+        err = find_pending(bf, 0, &p);
     }
     /* Even when the name failed to resolve here, the broadcast is taken,
      * so that no process waits in it for one that gave up. */
@@ -209,7 +290,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
     }
     /* name errors are per process; the replay below is collective */
     *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
-    bf->others_live = p.live_others;
+    bf->others_live = p.others;
     if (*error_code != MPI_SUCCESS || p.n == 0) {
         pending_free(&p, 1);
         return;
@@ -227,19 +308,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         pending_free(&p, 1);
         return;
     }
-    for (int i = 0; i < p.n && *error_code == MPI_SUCCESS; i++) {
-        struct logfs_manifest m;
-        *error_code = replay_one(fd, lo, &p, i, &m);
-        if (*error_code == MPI_SUCCESS) {
-            /* Manifest first: logs without a manifest are garbage, a
-             * manifest without its logs would fail every later open. */
-            if (rank == 0)
-                logfs_session_remove(&p.claims[i]);
-            MPI_Barrier(fd->comm);
-            ADIOI_BBFS_Manifest_remove_logs(&m);
-        }
-        logfs_manifest_free(&m);
-    }
+    *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0);
     int close_err;
     MPI_File h = lo;
     ADIO_Close(lo, &close_err);

@@ -4,7 +4,9 @@
  *   1. this process's writes of the current (open) epoch, from its own log;
  *   2. every writer's synced writes (this process's included), newest epoch
  *      first, from the writer's datalog: on one node the other processes'
- *      datalogs are files here (across nodes it is bbserver's job);
+ *      datalogs are files here (across nodes it is bbserver's job); other
+ *      handles' sessions on the file too, placed in time with this one's
+ *      (logfs_plan_build_sessions);
  *   3. the canonical file, through the lower driver.
  *
  * Under session consistency (2) is never looked at, and (1) covers all of
@@ -43,7 +45,6 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
 struct remote_build {
     struct logfs_rangemap *map;
     ADIO_Offset end;
-    int32_t base;               /* index of the plan's writer 0 in bf->datalogs */
     int rc;
 };
 
@@ -52,7 +53,7 @@ static int add_remote_piece(void *arg, const struct logfs_replay_piece *p)
     struct remote_build *rb = arg;
 
     rb->rc = logfs_rangemap_insert(rb->map, p->offset, p->offset + p->length,
-                                   rb->base + (int32_t) p->writer, p->dlog_off);
+                                   (int32_t) p->writer, p->dlog_off);
     if ((ADIO_Offset) (p->offset + p->length) > rb->end)
         rb->end = (ADIO_Offset) (p->offset + p->length);
     return rb->rc != LOGFS_OK;
@@ -111,61 +112,63 @@ static int add_plan(struct remote_build *rb, const struct logfs_plan *plan)
     return rc;
 }
 
-/* Plan other handles' live sessions (another handle on this file, here or
- * in another job); a session that ended meanwhile is left out: its logs
- * were replayed into the canonical file first.  Their datalogs are opened
- * now, so that a close that removes them later cannot break reads of this
- * view.  plans[i] is NULL for a session left out. */
-static int plan_others(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
-                       struct logfs_plan ***plans, int *n)
+/* One plan of this handle's session (its writers first, keeping their
+ * ranks) and every other session of the file: other handles still open,
+ * or closed while one was.  Their datalogs are opened now, so that a
+ * replay that removes them later cannot break reads of this view.
+ * LOGFS_ENOENT: a session was replayed and removed meanwhile (by the last
+ * handle of another job); the caller looks again. */
+static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
+                         struct logfs_plan **plan, struct logfs_error *le, int *err)
 {
-    static char myname[] = "ADIOI_BBFS_READ_OTHERS";
     struct logfs_manifest *ms;
-    struct logfs_error le;
-    int err = ADIOI_BBFS_Manifest_live_others(bf, &ms, n), rc = LOGFS_OK;
+    int n, rc = LOGFS_OK, ns = 0, nw = 0;
 
-    *plans = NULL;
-    if (err != MPI_SUCCESS)
-        return err;
-    bf->others_live = *n;
-    if (*n)
-        *plans = ADIOI_Calloc(*n, sizeof(**plans));
-    for (int i = 0; i < *n && rc == LOGFS_OK; i++) {
-        const char **paths = ADIOI_Malloc(sizeof(char *) * ms[i].nwriters);
-        for (uint32_t w = 0; w < ms[i].nwriters; w++)
-            paths[w] = ms[i].w[w].metalog;
-        rc = logfs_plan_build(paths, ms[i].nwriters, po, &(*plans)[i], &le);
-        ADIOI_Free(paths);
-        if (rc == LOGFS_OK && ADIOI_BBFS_Datalogs_add(&bf->datalogs, (*plans)[i], 1, &rc, &le) < 0) {
-            logfs_plan_free((*plans)[i]);
-            (*plans)[i] = NULL;
+    *plan = NULL;
+    if ((*err = ADIOI_BBFS_Manifest_others(bf, &ms, &n)) != MPI_SUCCESS)
+        return LOGFS_EIO;
+    bf->others_live = n;
+    for (int i = 0; i < n; i++)
+        nw += (int) ms[i].nwriters;
+    nw += bf->metalogs ? bf->nwriters : 0;
+    if (nw > 0) {
+        const char **paths = ADIOI_Malloc(sizeof(char *) * nw);
+        size_t *counts = ADIOI_Malloc(sizeof(size_t) * (n + 1));
+        int at = 0;
+        if (bf->metalogs) {
+            for (int r = 0; r < bf->nwriters; r++)
+                paths[at++] = bf->metalogs[r];
+            counts[ns++] = (size_t) bf->nwriters;
         }
-        if (rc == LOGFS_ENOENT)
-            rc = LOGFS_OK;
+        for (int i = 0; i < n; i++) {
+            for (uint32_t w = 0; w < ms[i].nwriters; w++)
+                paths[at++] = ms[i].w[w].metalog;
+            counts[ns++] = ms[i].nwriters;
+        }
+        rc = logfs_plan_build_sessions(paths, counts, (size_t) ns, po, plan, le);
+        ADIOI_Free(paths);
+        ADIOI_Free(counts);
+        /* writer r of this handle alone is datalog r, read through its
+         * writer when it is this process's: nothing to open */
+        if (rc == LOGFS_OK && ADIOI_BBFS_Datalogs_add(&bf->datalogs, *plan, n > 0, &rc, le) < 0) {
+            logfs_plan_free(*plan);
+            *plan = NULL;
+        }
     }
-    ADIOI_BBFS_Manifest_free_all(ms, *n);
-    if (rc == LOGFS_OK)
-        return MPI_SUCCESS;
-    for (int i = 0; i < *n; i++)
-        logfs_plan_free((*plans)[i]);
-    ADIOI_BBFS_FREE(*plans);
-    *plans = NULL;
-    *n = 0;
-    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    ADIOI_BBFS_Manifest_free_all(ms, n);
+    return rc;
 }
 
-/* The view of synced writes: other handles' live sessions, older first,
- * then this handle's own.  Epochs of different handles have no common
- * clock, so where two handles wrote the same byte, each reads its own
- * bytes; the canonical file gets the bytes of the handle that closes last
- * (docs/architecture.md, "Several handles"). */
+/* The view of synced writes: every session of the file in one plan, so
+ * that where two handles wrote the same byte the later write wins, here
+ * as in the replay that the last handle's close makes of them all. */
 static int build_remote(ADIOI_BBFS_File * bf)
 {
     static char myname[] = "ADIOI_BBFS_READ_REMOTE";
-    struct logfs_plan *own = NULL, **others = NULL;
+    struct logfs_plan *plan = NULL;
     struct logfs_error le;
-    struct remote_build rb = { NULL, 0, 0, LOGFS_OK };
-    int rc = LOGFS_OK, err, nothers = 0;
+    struct remote_build rb = { NULL, 0, LOGFS_OK };
+    int rc = LOGFS_OK, err = MPI_SUCCESS;
 
     struct logfs_plan_opts po = { 0, ADIOI_BBFS_View_unsealed(bf) };
 
@@ -186,37 +189,26 @@ static int build_remote(ADIOI_BBFS_File * bf)
             return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
         bf->own_unflushed = 0;
     }
-    if (bf->metalogs) {
-        rc = logfs_plan_build((const char *const *) bf->metalogs, (size_t) bf->nwriters, &po,
-                              &own, &le);
-        if (rc != LOGFS_OK)
-            return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
-        /* writer r of this handle is datalog r: its own is read through its writer */
-        ADIOI_BBFS_Datalogs_add(&bf->datalogs, own, 0, &rc, &le);
-    }
-    if ((err = plan_others(bf, &po, &others, &nothers)) != MPI_SUCCESS) {
-        logfs_plan_free(own);
-        ADIOI_BBFS_Remote_reset(bf);
-        return err;
-    }
-    rc = logfs_rangemap_create(&rb.map);
-    rb.base = own ? (int32_t) logfs_plan_nwriters(own) : 0;
-    for (int i = 0; rc == LOGFS_OK && i < nothers; i++)
-        if (others[i]) {
-            rc = add_plan(&rb, others[i]);
-            rb.base += (int32_t) logfs_plan_nwriters(others[i]);
+    for (int tries = 0; tries < 3; tries++) {
+        rc = plan_sessions(bf, &po, &plan, &le, &err);
+        if (err != MPI_SUCCESS) {
+            ADIOI_BBFS_Remote_reset(bf);
+            return err;
         }
-    rb.base = 0;
-    if (rc == LOGFS_OK && own)
-        rc = add_plan(&rb, own);
-    for (int i = 0; i < nothers; i++)
-        logfs_plan_free(others[i]);
-    ADIOI_BBFS_FREE(others);
-    logfs_plan_free(own);
+        if (rc != LOGFS_ENOENT)
+            break;
+        ADIOI_BBFS_Datalogs_free(&bf->datalogs);
+    }
+    if (rc == LOGFS_OK)
+        rc = logfs_rangemap_create(&rb.map);
+    if (rc == LOGFS_OK && plan)
+        rc = add_plan(&rb, plan);
+    logfs_plan_free(plan);
     if (rc != LOGFS_OK) {
         logfs_rangemap_destroy(rb.map);
         ADIOI_BBFS_Remote_reset(bf);
-        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot index other processes' logs");
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, rc == LOGFS_ENOMEM ?
+                                    "cannot index other processes' logs" : le.msg);
     }
     bf->remote = rb.map;
     bf->remote_end = rb.end;

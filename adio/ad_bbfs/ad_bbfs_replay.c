@@ -293,9 +293,15 @@ static int resize_to(struct replay *rp, uint64_t size, int only_grow)
 }
 
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, int nwriters, const uint64_t * promised,
-                      const ADIOI_BBFS_Hints * h)
+                      char *const *metalogs, const int *counts, int nsessions,
+                      const uint64_t * promised, const ADIOI_BBFS_Hints * h)
 {
+    int nwriters = 0;
+    size_t *ncounts = ADIOI_Malloc(sizeof(size_t) * nsessions);
+    for (int i = 0; i < nsessions; i++) {
+        ncounts[i] = (size_t) counts[i];
+        nwriters += counts[i];
+    }
     struct logfs_plan_opts po = { h->salvage, 0 };
     int progress = h->progress;
     uint64_t round_bytes = (uint64_t) h->replay_buffer;
@@ -310,7 +316,9 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    rc = logfs_plan_build((const char *const *) metalogs, (size_t) nwriters, &po, &rp.plan, &le);
+    rc = logfs_plan_build_sessions((const char *const *) metalogs, ncounts, (size_t) nsessions,
+                                   &po, &rp.plan, &le);
+    ADIOI_Free(ncounts);
     /* Logs that lost epochs their writers had closed fail the replay; with
      * salvage, what they still hold is replayed and the loss reported. */
     if (rc == LOGFS_OK && promised && (rc = logfs_plan_check_sealed(rp.plan, promised, &le))
