@@ -134,12 +134,21 @@ posix_entry() { [ -e "$1/$pname:" ] || ln -sfn / "$1/$pname:"; }
 HINTS_DIR="$WORK/run/hints"
 mkdir -p "$HINTS_DIR"
 printf 'bbfs_consistency posix\n' > "$HINTS_DIR/posix.hints"
+printf 'bbfs_consistency collective\n' > "$HINTS_DIR/collective.hints"
+printf 'bbfs_replay on_sync\n' > "$HINTS_DIR/on_sync.hints"
 hints_for() {
     [ "${CLIENTS_HINTS:-1}" != 0 ] || return 0
     case $PREFIX in bbfs:*) ;; *) return 0 ;; esac
     [ "${CLIENTS_HINTS:-1}" != posix ] || { echo "$HINTS_DIR/posix.hints"; return 0; }
     case $1 in
-        "hdf5 t_mpi") echo "$HINTS_DIR/posix.hints" ;;
+        "hdf5 t_mpi"|"hdf5 testphdf5"|"hdf5 t_shapesame"|"hdf5 t_filters_parallel")
+            echo "$HINTS_DIR/posix.hints" ;;
+        "pnetcdf check test/nc_test") echo "$HINTS_DIR/on_sync.hints" ;;
+        "pnetcdf ptest examples/C/i_varn_int64"|"pnetcdf ptest examples/C/bput_varn_int64"|\
+        "pnetcdf ptest test/testcases/ncmpi_vars_null_stride"|\
+        "pnetcdf ptest test/testcases/alignment_test"|"pnetcdf ptest test/testcases/tst_vars_fill"|\
+        "pnetcdf ptest test/nonblocking/bput_varn")
+            echo "$HINTS_DIR/collective.hints" ;;
     esac
 }
 # timeout_for SUITE: seconds one program of SUITE may run.

@@ -82,6 +82,12 @@ MPIIO_HANDLE_ORDER_SPECS = %reldir%/t_handle_order.mpi %reldir%/t_handle_order_p
 TESTS += $(MPIIO_HANDLE_ORDER_SPECS)
 EXTRA_DIST += $(MPIIO_HANDLE_ORDER_SPECS)
 
+check_PROGRAMS += %reldir%/t_sync_posix
+%canon_reldir%_t_sync_posix_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_sync_posix_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_sync_posix.mpi
+EXTRA_DIST += %reldir%/t_sync_posix.mpi
+
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)

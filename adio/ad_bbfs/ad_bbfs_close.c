@@ -12,7 +12,8 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     MPI_File lower_handle;
     int close_err;
 
-    ADIOI_BBFS_Log_close(fd, bf->hints.replay == ADIOI_BBFS_REPLAY_ON_CLOSE, error_code);
+    ADIOI_BBFS_Log_close(fd, bf->hints.replay == ADIOI_BBFS_REPLAY_ON_CLOSE
+                         || bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC, error_code);
     ADIOI_BBFS_Remote_reset(bf);        /* a view of other handles' logs */
     ADIOI_BBFS_FREE(bf->view_sizes);
     /* The lower handle only borrowed the view; ADIO_Close would free it. */

@@ -47,7 +47,9 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
 
 /* MPI_File_sync: end the epoch; durable logs if bbfs_durable.  A handle
  * without logs flushes the canonical file, and still looks for what other
- * handles synced before its next read. */
+ * handles synced before its next read.  bbfs_replay on_sync: the canonical
+ * file gets everything synced, for programs that read it with POSIX calls
+ * while it is open (PnetCDF's ncmpi_open reads the format signature so). */
 void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -57,6 +59,14 @@ void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code)
         ADIO_Flush(bf->lower, error_code);
     if (*error_code == MPI_SUCCESS)
         ADIOI_BBFS_Log_sync(fd, error_code);
+    if (bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC && bf->metalogs) {
+        /* collective, as MPI_File_sync is: no process may skip it */
+        *error_code = ADIOI_BBFS_Agree_error(fd->comm, "ADIOI_BBFS_FLUSH", *error_code);
+        if (*error_code == MPI_SUCCESS)
+            ADIOI_BBFS_Log_flush_to_canonical(fd, error_code);
+        if (*error_code == MPI_SUCCESS)
+            ADIO_Flush(bf->lower, error_code);
+    }
 }
 
 /* A grow of the file as every process sees it: logged.  Collective. */

@@ -28,7 +28,9 @@
 static const char *const consistency_names[] = { "mpiio", "session", "commit", "posix",
     "collective", NULL
 };
-static const char *const replay_names[] = { "on_close", "on_read_open", "never", NULL };
+static const char *const replay_names[] = { "on_close", "on_read_open", "never", "on_sync",
+    NULL
+};
 static const char *const bool_names[] = { "false", "true", NULL };
 
 /* Hints whose meaning is fixed once logs exist: MPI_File_set_info may not
