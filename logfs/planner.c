@@ -1,9 +1,11 @@
 /*
  * Replay planner.  Within an epoch the ops of each writer are taken in
- * segments of one collective-call count (ORDER records, format.h), in the
- * order (count, rank): a write made after a collective call wins over
- * every process's writes made before it, and otherwise the higher rank
- * wins.  A segment with a SETSIZE is first built in a map of its own (so
+ * segments of one collective-call count (ORDER records, format.h) and one
+ * STAMP clock, in the order (count, clock, rank): a write made after a
+ * collective call wins over every process's writes made before it, then
+ * the later by the clock (under posix consistency every write is stamped,
+ * so a POSIX file's order holds), and otherwise the higher rank wins.  A
+ * segment with a SETSIZE is first built in a map of its own (so
  * the cut takes only that writer's earlier bytes), then folded into the
  * epoch's map, which is flattened to an array with byte prefix sums for
  * cutting domains.
@@ -51,7 +53,8 @@ struct epoch {
     struct op *ops;
     size_t nops, capops;
     int need_map;               /* a SETSIZE cut bytes: only the range map applies it */
-    int mixed_seq;              /* ops of more than one collective-call count */
+    int mixed;                  /* ops of more than one collective-call count or
+                                   STAMP clock: they need sorting */
     int compact;                /* nonzero: the compact form below, else the pieces */
     /* range-map form: merged pieces with byte prefix sums */
     struct logfs_replay_piece *pieces;
@@ -137,8 +140,9 @@ static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
     if ((rc = grow_epochs(p, e + 1)))
         return rc;
     ep = &p->epochs[e];
-    for (size_t i = 0; i < w->nops && !ep->mixed_seq; i++)
-        ep->mixed_seq = w->ops[i].seq != (ep->nops ? ep->ops[0].seq : w->ops[0].seq);
+    const struct op *first = ep->nops ? &ep->ops[0] : &w->ops[0];
+    for (size_t i = 0; i < w->nops && !ep->mixed; i++)
+        ep->mixed = w->ops[i].seq != first->seq || w->ops[i].stamp != first->stamp;
     if ((rc = push_ops(&ep->ops, &ep->nops, &ep->capops, w->ops, w->nops)))
         return rc;
     ep->need_map |= w->need_map;
@@ -291,10 +295,13 @@ static int insert_op(struct logfs_rangemap *m, const struct op *o)
 
 static int op_before(const struct op *a, const struct op *b)
 {
-    return a->seq != b->seq ? a->seq < b->seq : a->writer < b->writer;
+    if (a->seq != b->seq)
+        return a->seq < b->seq;
+    return a->stamp != b->stamp ? a->stamp < b->stamp : a->writer < b->writer;
 }
 
-/* Stable merge sort by (seq, writer): each writer's ops keep their order. */
+/* Stable merge sort by (seq, stamp, writer): each writer's ops keep their
+ * order (its stamps never decrease). */
 static int sort_ops(struct op *ops, size_t n)
 {
     struct op *tmp = malloc(n * sizeof *tmp), *src = ops, *dst = tmp;
@@ -367,7 +374,7 @@ static int build_map(struct epoch *ep, struct logfs_rangemap *map)
 {
     size_t i = 0, j;
     int rc = LOGFS_OK;
-    if (ep->mixed_seq && (rc = sort_ops(ep->ops, ep->nops)))
+    if (ep->mixed && (rc = sort_ops(ep->ops, ep->nops)))
         return rc;
     while (i < ep->nops && !rc) {
         uint64_t cut = LOGFS_MAX_FILE_END;
@@ -381,7 +388,7 @@ static int build_map(struct epoch *ep, struct logfs_rangemap *map)
             continue;
         }
         struct logfs_rangemap *wm;
-        if (ep->mixed_seq && (rc = cut_writer(map, first->writer, cut)))
+        if (ep->mixed && (rc = cut_writer(map, first->writer, cut)))
             return rc;
         if ((rc = logfs_rangemap_create(&wm)))
             return rc;
@@ -917,7 +924,7 @@ int logfs_plan_build_sessions(const char *const *metalogs, const size_t *counts,
     if (!rc) {
         /* every op through the range map, in its place in time */
         m->epochs[0].need_map = 1;
-        m->epochs[0].mixed_seq = 1;
+        m->epochs[0].mixed = 1;
         if ((rc = finish_epoch(&m->epochs[0], 0)))
             logfs_fail(err, rc, 0, "no memory to plan replay");
     }

@@ -8,7 +8,10 @@
  *  - within one writer and epoch, the later write wins, and a SETSIZE
  *    discards that writer's earlier bytes at and past the new size;
  *  - within one epoch, different writers should not overlap (a correct MPI
- *    program does not do that); if they do, the higher rank wins, so every
+ *    program does not do that); if they do, a write made in or after a
+ *    collective call wins over writes made before it (ORDER records), then
+ *    the write with the later STAMP clock wins (writers under posix
+ *    consistency stamp every write), then the higher rank, so every
  *    replayer computes the same plan;
  *  - only sealed epochs (ended by SYNC or CLOSE) are replayed unless
  *    include_unsealed is set: bytes written after the last sync of a writer

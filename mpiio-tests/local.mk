@@ -88,6 +88,12 @@ check_PROGRAMS += %reldir%/t_sync_posix
 TESTS += %reldir%/t_sync_posix.mpi
 EXTRA_DIST += %reldir%/t_sync_posix.mpi
 
+check_PROGRAMS += %reldir%/t_waw_posix
+%canon_reldir%_t_waw_posix_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_waw_posix_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_waw_posix.mpi
+EXTRA_DIST += %reldir%/t_waw_posix.mpi
+
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)

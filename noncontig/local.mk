@@ -11,3 +11,7 @@ demo: all
 	BBFS_LOGDIR=$(DEMO_DIR) $(MPIEXEC) -n 4 %reldir%/noncontig -dir $(DEMO_DIR)
 	@rm -rf $(DEMO_DIR)
 .PHONY: demo
+
+noinst_PROGRAMS += %reldir%/model-cost
+%canon_reldir%_model_cost_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_model_cost_LDADD = $(MPI_LIBS)

@@ -320,16 +320,22 @@ static char last_file[PATH_MAX];
 
 void ADIOI_BBFS_Log_switch(ADIOI_BBFS_File * bf)
 {
-    if (last_handle == bf)
-        return;
-    /* Another handle of the same file wrote last: this process's writes
-     * through the two keep their program order when their sessions are
-     * replayed together (PnetCDF writes the header through its collective
-     * handle, the data through its MPI_COMM_SELF one). */
-    if (bf->canonical && strcmp(last_file, bf->canonical) == 0)
+    if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX) {
+        /* Every write in time order, as a POSIX file system keeps them:
+         * HDF5 writes the same bytes from two processes with only a
+         * barrier between (a chunk's fill, then its data; metadata). */
         logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
-    last_handle = bf;
-    snprintf(last_file, sizeof(last_file), "%s", bf->canonical ? bf->canonical : "");
+    } else if (last_handle != bf && bf->canonical && strcmp(last_file, bf->canonical) == 0) {
+        /* Another handle of the same file wrote last: this process's writes
+         * through the two keep their program order when their sessions are
+         * replayed together (PnetCDF writes the header through its
+         * collective handle, the data through its MPI_COMM_SELF one). */
+        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
+    }
+    if (last_handle != bf) {
+        last_handle = bf;
+        snprintf(last_file, sizeof(last_file), "%s", bf->canonical ? bf->canonical : "");
+    }
 }
 
 /* MPI_File_set_size that grows the file (ADIOI_BBFS_Resize decides). */

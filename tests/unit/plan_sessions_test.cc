@@ -232,3 +232,21 @@ TEST(ReaderStamp, AStampGoingBackwardsIsCorrupt)
     EXPECT_EQ(LOGFS_ECORRUPT, r.status);
     EXPECT_NE(std::string::npos, std::string(r.err.msg).find("STAMP record going backwards")) << r.err.msg;
 }
+
+// Under posix consistency every write is stamped: within one group of one
+// session the later write wins, not the higher rank (a POSIX file's order;
+// HDF5 overwrites another process's bytes after a barrier).
+TEST_F(PlanSessions, WithinOneSessionTheLaterStampWinsOverTheHigherRank)
+{
+    size_t a = Session(3);
+    Stamp(a, 2, 10);
+    Put(a, 2, 0, "FFFFFFFF");
+    Stamp(a, 0, 20);
+    Put(a, 0, 0, "DDDD");
+    Stamp(a, 1, 30);
+    Put(a, 1, 0, "q");
+    Stamp(a, 2, 40);
+    Put(a, 2, 7, "z");
+    CloseAll();
+    EXPECT_EQ("qDDDFFFz", Replay({a}));
+}
