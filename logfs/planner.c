@@ -304,6 +304,8 @@ static int op_before(const struct op *a, const struct op *b)
  * order (its stamps never decrease). */
 static int sort_ops(struct op *ops, size_t n)
 {
+    if (n < 2)
+        return LOGFS_OK;
     struct op *tmp = malloc(n * sizeof *tmp), *src = ops, *dst = tmp;
     if (!tmp)
         return LOGFS_ENOMEM;

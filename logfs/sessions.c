@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -299,4 +300,28 @@ int logfs_session_load(const char *manifest, char **text, size_t *len, struct lo
     if (e == -1)
         return logfs_fail(err, LOGFS_EIO, 0, "manifest %s changed size while read", manifest);
     return logfs_fail_errno(err, e, "cannot read the manifest", manifest);
+}
+
+int logfs_sessions_lock(const char *path)
+{
+    char dir[4096];
+    int fd;
+
+    if (logfs_sessions_dir(path, dir, sizeof dir))
+        return -1;
+    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return -1;
+    while (flock(fd, LOCK_EX) < 0) {
+        if (errno != EINTR) { /* the file system refuses: go on unlocked */
+            close(fd);
+            return -1;
+        }
+    }
+    return fd;
+}
+
+void logfs_sessions_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* drops the flock */
 }

@@ -101,6 +101,20 @@ int logfs_session_claim(const char *manifest, struct logfs_session *s, struct lo
  */
 int logfs_session_load(const char *manifest, char **text, size_t *len, struct logfs_error *err);
 
+/*
+ * Decisions about a file's sessions (is this close the last one? which
+ * pending sessions does this open claim?) are made one at a time: list,
+ * decide, then claim or release, under an exclusive flock on the sessions
+ * directory, so that two handles closing at once cannot both see the other
+ * live and both leave their logs pending.  No system calls of other
+ * processes wait on it but these decisions.
+ * @return a descriptor for logfs_sessions_unlock, or -1 when there is no
+ *         directory (no session) or the file system refuses the lock (then
+ *         the decision is made unlocked, as before)
+ */
+int logfs_sessions_lock(const char *path);
+void logfs_sessions_unlock(int fd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -271,14 +271,16 @@ static int marks_before_record(struct logfs_writer *w, struct logfs_error *err)
     uint8_t p[10];
     int rc;
     if (w->stamp != w->stamp_logged) {
-        w->stamp_logged = w->stamp;
         if ((rc = queue_record(w, LOGFS_REC_STAMP, p, logfs_put_varint(p, w->stamp), NULL, 0, err)))
             return rc;
+        w->stamp_logged = w->stamp;
     }
     if (w->order_seq == w->order_logged)
         return LOGFS_OK;
+    if ((rc = queue_record(w, LOGFS_REC_ORDER, p, logfs_put_varint(p, w->order_seq), NULL, 0, err)))
+        return rc;
     w->order_logged = w->order_seq;
-    return queue_record(w, LOGFS_REC_ORDER, p, logfs_put_varint(p, w->order_seq), NULL, 0, err);
+    return LOGFS_OK;
 }
 
 static int finish_record(struct logfs_writer *w, struct logfs_error *err)

@@ -190,11 +190,14 @@ typedef struct ADIOI_BBFS_Pending {
     size_t *lens;
     int others;                 /* other sessions not claimed (live, or left pending) */
     int live_others;            /* of those, sessions of handles still open */
+    int deferred;               /* a close: this handle's session was left pending */
 } ADIOI_BBFS_Pending;
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
 /* Collective: claim the file's pending sessions (only if no other handle's
- * session is live, unless always) and tell every process. */
-int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, ADIOI_BBFS_Pending * p);
+ * session is live, unless always) and tell every process.  defer_if_live
+ * (a close): if another handle's session is live, leave this one's pending
+ * instead (p->deferred), in the same locked step. */
+int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, int defer_if_live, ADIOI_BBFS_Pending * p);
 /* Collective: replay the claimed sessions, with this handle's own if
  * with_own, in one plan through lo; then remove the claimed ones. */
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own);
@@ -276,9 +279,10 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 }
 
 /* ad_bbfs_datalogs.c: all writers of a plan; read returns an MPI error code */
-/* Append the plan's writers; returns the table index of its writer 0.  now:
- * open every datalog at once (-1, nothing added, if one fails: *rc, *le). */
-int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan, int now,
+/* Append the plan's writers; returns the table index of its writer 0.
+ * Writers open_from and up have their datalogs opened at once (-1, nothing
+ * added, if one fails: *rc, *le); the others on first read. */
+int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan, int open_from,
                             int *rc, struct logfs_error *le);
 int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, void *buf,
                              size_t len);

@@ -11,14 +11,14 @@
 
 #include <stdio.h>
 
-int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan, int now,
+int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan, int open_from,
                             int *rc, struct logfs_error *le)
 {
     int base = d->n, add = (int) logfs_plan_nwriters(plan);
     struct logfs_datalog_reader **opened = ADIOI_Calloc(add, sizeof(*opened));
 
     *rc = LOGFS_OK;
-    for (int w = 0; now && w < add && *rc == LOGFS_OK; w++)
+    for (int w = open_from; w < add && *rc == LOGFS_OK; w++)
         *rc = logfs_datalog_reader_open(logfs_plan_datalog(plan, (uint32_t) w), &opened[w], le);
     if (*rc != LOGFS_OK) {
         for (int w = 0; w < add; w++)

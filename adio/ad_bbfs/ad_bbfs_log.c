@@ -143,13 +143,14 @@ static void log_start(ADIO_File fd, int *error_code)
     }
 }
 
-/* A deferred close tells the manifest how many epochs each writer sealed,
- * so that a replay notices a log that lost some (ADIOI_BBFS_Replay). */
-static int manifest_record_epochs(ADIO_File fd, uint64_t sealed)
+/* A close that leaves the logs pending tells the manifest how many epochs
+ * each writer sealed, so that a replay notices a log that lost some
+ * (ADIOI_BBFS_Replay): process 0 gathers the counts first. */
+static void gather_epochs(ADIO_File fd, uint64_t sealed)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     uint64_t *all = NULL;
-    int rank, err = MPI_SUCCESS;
+    int rank;
 
     MPI_Comm_rank(fd->comm, &rank);
     if (rank == 0)
@@ -158,11 +159,17 @@ static int manifest_record_epochs(ADIO_File fd, uint64_t sealed)
     if (rank == 0) {
         for (int r = 0; r < bf->nwriters; r++)
             bf->manifest->w[r].epochs = all[r];
-        err = ADIOI_BBFS_Manifest_publish(bf);
         ADIOI_Free(all);
-        /* pending now: the next open or bbfs-replay may take it */
-        ADIOI_BBFS_Manifest_release(bf);
     }
+}
+
+/* Process 0: the session becomes pending, its manifest with the epochs. */
+static int leave_pending(ADIOI_BBFS_File * bf)
+{
+    int lk = logfs_sessions_lock(bf->canonical), err = ADIOI_BBFS_Manifest_publish(bf);
+
+    ADIOI_BBFS_Manifest_release(bf);
+    logfs_sessions_unlock(lk);
     return err;
 }
 
@@ -185,7 +192,6 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     ADIOI_BBFS_Pending p;
     struct logfs_error le;
-    char *ml = NULL;
     int rank, err = MPI_SUCCESS, rc, replay = how != FINISH_DEFER;
 
     memset(&p, 0, sizeof(p));
@@ -195,7 +201,6 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
     bf->remote_end = 0;
     uint64_t sealed = 0;        /* 0: promise nothing (no log, or it failed) */
     if (bf->writer) {
-        ml = ADIOI_Strdup(logfs_writer_metalog_path(bf->writer));
         sealed = logfs_writer_epoch(bf->writer) + 1;
         rc = logfs_writer_close(bf->writer, &le);
         bf->writer = NULL;
@@ -204,20 +209,29 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
             sealed = 0;
         }
     }
+    gather_epochs(fd, sealed);
     /* A replay needs every log closed (and every process to know it); a
      * deferred close only reports its own outcome, and rank 0's manifest. */
     if (replay) {
         err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         if (err == MPI_SUCCESS)
-            err = ADIOI_BBFS_Pending_take(fd, how == FINISH_REPLAY_NOW, &p);
-        if (err == MPI_SUCCESS && p.live_others && how == FINISH_REPLAY_IF_LAST)
+            err = ADIOI_BBFS_Pending_take(fd, how == FINISH_REPLAY_NOW,
+                                          how == FINISH_REPLAY_IF_LAST, &p);
+        /* every process has the same answer (one broadcast) */
+        if (err == MPI_SUCCESS && p.deferred)
+            replay = 0;         /* process 0 left the session pending already */
+        else if (err != MPI_SUCCESS) {
             replay = 0;
+            if (rank == 0)
+                leave_pending(bf);
+        }
         *error_code = err;
-    }
-    if (!replay) {
-        int m_err = manifest_record_epochs(fd, sealed);
-        if (err == MPI_SUCCESS)
-            err = m_err;
+    } else {
+        if (rank == 0) {
+            int m_err = leave_pending(bf);
+            if (err == MPI_SUCCESS)
+                err = m_err;
+        }
         *error_code = err;
     }
     if (*error_code == MPI_SUCCESS && replay) {
@@ -230,18 +244,10 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         if (err == MPI_SUCCESS)
             err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1);
         *error_code = err;
-        if (*error_code == MPI_SUCCESS) {
-            if (rank == 0)
-                ADIOI_BBFS_Manifest_remove(bf);
-            MPI_Barrier(fd->comm);
-            if (ml)
-                logfs_log_remove(ml, NULL);
-        }
     }
     /* A failed replay leaves the logs pending for the next open. */
     ADIOI_BBFS_Pending_free(&p);
     ADIOI_BBFS_Manifest_release(bf);
-    ADIOI_BBFS_FREE(ml);
     free_metalogs(bf);
     bf->file_id = 0;
 }
@@ -314,9 +320,8 @@ void ADIOI_BBFS_Log_collective(ADIO_File fd)
     bf->others_live = 1;
 }
 
-/* The handle of this process that logged last, and its file. */
+/* The handle of this process that logged last (compared, never used). */
 static const ADIOI_BBFS_File *last_handle;
-static char last_file[PATH_MAX];
 
 void ADIOI_BBFS_Log_switch(ADIOI_BBFS_File * bf)
 {
@@ -325,17 +330,15 @@ void ADIOI_BBFS_Log_switch(ADIOI_BBFS_File * bf)
          * HDF5 writes the same bytes from two processes with only a
          * barrier between (a chunk's fill, then its data; metadata). */
         logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
-    } else if (last_handle != bf && bf->canonical && strcmp(last_file, bf->canonical) == 0) {
-        /* Another handle of the same file wrote last: this process's writes
-         * through the two keep their program order when their sessions are
-         * replayed together (PnetCDF writes the header through its
-         * collective handle, the data through its MPI_COMM_SELF one). */
+    } else if (last_handle != bf) {
+        /* Another handle wrote last: this process's writes through two
+         * handles of a file keep their program order when their sessions
+         * are replayed together (PnetCDF writes the header through its
+         * collective handle, the data through its MPI_COMM_SELF one).  Any
+         * switch stamps, so that A, then another file, then B still does. */
         logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
     }
-    if (last_handle != bf) {
-        last_handle = bf;
-        snprintf(last_file, sizeof(last_file), "%s", bf->canonical ? bf->canonical : "");
-    }
+    last_handle = bf;
 }
 
 /* MPI_File_set_size that grows the file (ADIOI_BBFS_Resize decides). */

@@ -20,6 +20,7 @@
 #include "adioi.h"
 #include "../../logfs/manifest.h"
 #include "../../logfs/sessions.h"
+#include "../../logfs/writer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ static void pending_free(ADIOI_BBFS_Pending * p, int release_claims)
     memset(p, 0, sizeof(*p));
 }
 
+static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p);
+
 /* Is this listed manifest this handle's own session? */
 static int own_session(const ADIOI_BBFS_File * bf, const char *path)
 {
@@ -46,8 +49,31 @@ static int own_session(const ADIOI_BBFS_File * bf, const char *path)
 }
 
 /* Process 0: claim and read the pending sessions of the file: all of them
- * if @p always, else only if no other handle's session is live. */
-static int find_pending(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
+ * if @p always, else only if no other handle's session is live.  With
+ * @p defer_if_live (a close) and another handle's session live, this
+ * handle's own session becomes pending instead, in the same locked step
+ * (logfs_sessions_lock): of several handles closing at once, one is last. */
+static int find_pending(ADIOI_BBFS_File * bf, int always, int defer_if_live,
+                        ADIOI_BBFS_Pending * p)
+{
+    int lk = logfs_sessions_lock(bf->canonical);
+    int err = find_locked(bf, always, p);
+
+    if (err == MPI_SUCCESS && defer_if_live && p->live_others) {
+        for (int i = 0; i < p->n; i++) {
+            logfs_session_release(&p->claims[i]);
+            ADIOI_BBFS_FREE(p->texts[i]);
+        }
+        p->n = 0;
+        p->deferred = 1;
+        err = ADIOI_BBFS_Manifest_publish(bf);
+        ADIOI_BBFS_Manifest_release(bf);
+    }
+    logfs_sessions_unlock(lk);
+    return err;
+}
+
+static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
 {
     static char myname[] = "ADIOI_BBFS_FIND_PENDING";
     struct logfs_session_info *s;
@@ -109,7 +135,7 @@ static int find_pending(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p
 static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BBFS_File * bf,
                             ADIOI_BBFS_Pending * p)
 {
-    long long hdr[7] = { 0, 0, 0, 0, 0, 0, 0 };
+    long long hdr[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
     int rank;
 
     MPI_Comm_rank(comm, &rank);
@@ -123,8 +149,9 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
         hdr[4] = bf->lower_fstype;
         hdr[5] = p->live_others;
         hdr[6] = p->others;
+        hdr[7] = p->deferred;
     }
-    MPI_Bcast(hdr, 7, MPI_LONG_LONG, 0, comm);
+    MPI_Bcast(hdr, 8, MPI_LONG_LONG, 0, comm);
     bf->file_id = (uint64_t) hdr[3];
     bf->lower_fstype = (int) hdr[4];
     if (hdr[0] != 0)
@@ -134,6 +161,7 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
                                                       "error)");
     p->live_others = (int) hdr[5];
     p->others = (int) hdr[6];
+    p->deferred = (int) hdr[7];
     if (hdr[1] == 0)
         return MPI_SUCCESS;
     /* the texts, back to back, each with its NUL */
@@ -177,7 +205,7 @@ static int parse_all(ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
     return MPI_SUCCESS;
 }
 
-int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, ADIOI_BBFS_Pending * p)
+int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, int defer_if_live, ADIOI_BBFS_Pending * p)
 {
     static char myname[] = "ADIOI_BBFS_PENDING_TAKE";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -186,7 +214,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, ADIOI_BBFS_Pending * p)
     memset(p, 0, sizeof(*p));
     MPI_Comm_rank(fd->comm, &rank);
     if (rank == 0)
-        err = find_pending(bf, always, p);
+        err = find_pending(bf, always, defer_if_live, p);
     err = bcast_open_state(fd->comm, myname, err, bf, p);
     if (err != MPI_SUCCESS)
         pending_free(p, 1);
@@ -233,14 +261,21 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
                                  &bf->hints) : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
     if (err == MPI_SUCCESS) {
-        /* Manifests first: logs without a manifest are garbage, a manifest
-         * without its logs would fail every later open. */
-        if (rank == 0)
+        /* Manifests first, all in one step: logs without a manifest are
+         * garbage, a manifest without its logs would fail every later open,
+         * and one session left behind would be replayed again, alone, over
+         * newer writes of the others. */
+        if (rank == 0) {
             for (int i = 0; i < p->n; i++)
                 logfs_session_remove(&p->claims[i]);
+            if (with_own)
+                ADIOI_BBFS_Manifest_remove(bf);
+        }
         MPI_Barrier(fd->comm);
         for (int i = 0; i < p->n; i++)
             ADIOI_BBFS_Manifest_remove_logs(&m[i]);
+        if (with_own)
+            logfs_log_remove(bf->metalogs[rank], NULL);
     }
     for (int i = 0; i < p->n; i++)
         logfs_manifest_free(&m[i]);
@@ -269,7 +304,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
     if (rank == 0 && err == MPI_SUCCESS) {
         bf->canonical = ADIOI_Strdup(lower_path);
         bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
-        err = find_pending(bf, 0, &p);
+        err = find_pending(bf, 0, 0, &p);
     }
     /* Even when the name failed to resolve here, the broadcast is taken,
      * so that no process waits in it for one that gave up. */
@@ -291,7 +326,10 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
     /* name errors are per process; the replay below is collective */
     *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
     bf->others_live = p.others;
-    if (*error_code != MPI_SUCCESS || p.n == 0) {
+    /* A session claimed by someone else meanwhile is being replayed, or
+     * belongs to a handle opened since: replaying only the others now could
+     * put them under its older writes.  They wait for the last close. */
+    if (*error_code != MPI_SUCCESS || p.n == 0 || p.live_others) {
         pending_free(&p, 1);
         return;
     }

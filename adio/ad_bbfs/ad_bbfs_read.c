@@ -148,9 +148,10 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
         rc = logfs_plan_build_sessions(paths, counts, (size_t) ns, po, plan, le);
         ADIOI_Free(paths);
         ADIOI_Free(counts);
-        /* writer r of this handle alone is datalog r, read through its
-         * writer when it is this process's: nothing to open */
-        if (rc == LOGFS_OK && ADIOI_BBFS_Datalogs_add(&bf->datalogs, *plan, n > 0, &rc, le) < 0) {
+        /* writer r of this handle is datalog r, read through its writer
+         * when it is this process's: only other sessions' are opened now */
+        if (rc == LOGFS_OK && ADIOI_BBFS_Datalogs_add(&bf->datalogs, *plan, bf->metalogs ?
+                                                      bf->nwriters : 0, &rc, le) < 0) {
             logfs_plan_free(*plan);
             *plan = NULL;
         }

@@ -349,7 +349,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     }
     int add_rc;
     struct logfs_error add_le;
-    ADIOI_BBFS_Datalogs_add(&rp.logs, rp.plan, 0, &add_rc, &add_le);    /* cannot fail: opens nothing */
+    ADIOI_BBFS_Datalogs_add(&rp.logs, rp.plan, INT_MAX, &add_rc, &add_le);      /* opens nothing */
     uint64_t nepochs = logfs_plan_nepochs(rp.plan);
     /* Recovery tests need a replay that dies between two epochs. */
     const char *fault = getenv("BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH");

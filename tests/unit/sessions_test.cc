@@ -2,6 +2,7 @@
 // holds the lock, pending once released, claimed by whoever replays it.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,4 +159,21 @@ TEST_F(Sessions, AnImplausiblyLargeManifestIsRefused)
     size_t len;
     EXPECT_EQ(LOGFS_EFORMAT, logfs_session_load(a.path, &text, &len, &err));
     logfs_session_release(&a);
+}
+
+TEST_F(Sessions, DecisionsAreMadeOneAtATime)
+{
+    EXPECT_EQ(-1, logfs_sessions_lock(File().c_str())); // no session, nothing to decide
+    logfs_session a{-1, nullptr};
+    Create(1, &a);
+    int lk = logfs_sessions_lock(File().c_str());
+    ASSERT_GE(lk, 0);
+    int other = open(Dir().c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(other, 0);
+    EXPECT_EQ(-1, flock(other, LOCK_EX | LOCK_NB)); // a second decider waits
+    EXPECT_EQ(EWOULDBLOCK, errno);
+    logfs_sessions_unlock(lk);
+    EXPECT_EQ(0, flock(other, LOCK_EX | LOCK_NB));
+    close(other);
+    logfs_session_remove(&a);
 }
