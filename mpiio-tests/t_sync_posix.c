@@ -6,7 +6,12 @@
  *
  * Each process writes its block, everyone syncs, barrier; process 0 reads
  * the whole file with POSIX read() and checks every block.  Then each
- * process overwrites half of the next one's block, and the same again. */
+ * process overwrites half of the next one's block, and the same again.
+ * Then, as PnetCDF's independent mode does, each process opens the file
+ * again on MPI_COMM_SELF, writes the first quarter of its own block through
+ * the first handle and then through the second, syncs the second, and the
+ * first handle syncs too: its replay must not put its older bytes back
+ * over the second handle's. */
 #include "testlib.h"
 #include <fcntl.h>
 #include <stdio.h>
@@ -31,6 +36,10 @@ static void posix_check(const char *name, int round)
         snprintf(what, sizeof(what), "round %d: POSIX read after sync, block %d", round, r);
         if (round == 0) {
             tl_verify(got + o, BLOCK, o, 1, what);
+        } else if (round == 2) {
+            tl_verify(got + o, BLOCK / 4, o, 3, what);
+            tl_verify(got + o + BLOCK / 4, BLOCK / 4, o + BLOCK / 4, 2, what);
+            tl_verify(got + o + BLOCK / 2, BLOCK / 2, o + BLOCK / 2, 1, what);
         } else {
             tl_verify(got + o, BLOCK / 2, o, 2, what);
             tl_verify(got + o + BLOCK / 2, BLOCK / 2, o + BLOCK / 2, 1, what);
@@ -64,6 +73,21 @@ int main(int argc, char **argv)
     if (tl_rank == 0)
         posix_check(name, 1);
     MPI_Barrier(MPI_COMM_WORLD);
+
+    MPI_File self;
+    TL_MPI(MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_RDWR, MPI_INFO_NULL, &self));
+    tl_fill(buf, BLOCK / 4, mine, 4);   /* first through the first handle, */
+    TL_MPI(MPI_File_write_at(fh, mine, buf, BLOCK / 4, MPI_BYTE, &st));
+    tl_fill(buf, BLOCK / 4, mine, 3);   /* then, later, through the second */
+    TL_MPI(MPI_File_write_at(self, mine, buf, BLOCK / 4, MPI_BYTE, &st));
+    TL_MPI(MPI_File_sync(self));
+    MPI_Barrier(MPI_COMM_WORLD);
+    TL_MPI(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (tl_rank == 0)
+        posix_check(name, 2);
+    MPI_Barrier(MPI_COMM_WORLD);
+    TL_MPI(MPI_File_close(&self));
     TL_MPI(MPI_File_close(&fh));
     free(buf);
     return tl_finish();

@@ -199,8 +199,11 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
  * instead (p->deferred), in the same locked step. */
 int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, int defer_if_live, ADIOI_BBFS_Pending * p);
 /* Collective: replay the claimed sessions, with this handle's own if
- * with_own, in one plan through lo; then remove the claimed ones. */
-int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own);
+ * with_own, in one plan through lo; then remove them, unless keep. */
+int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
+                              int keep);
+/* Collective: every other session of the file, live or pending, unclaimed. */
+int ADIOI_BBFS_Pending_list(ADIO_File fd, ADIOI_BBFS_Pending * p);
 void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p);
 
 /* ad_bbfs_log.c: the logging session of one open file */

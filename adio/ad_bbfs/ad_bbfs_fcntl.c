@@ -45,6 +45,33 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
     ADIOI_BBFS_Lower_end(fd);
 }
 
+/* bbfs_replay on_sync: replay what every session of the file has synced,
+ * this handle's and other handles' (live or pending), in one plan, and keep
+ * all the logs: the canonical file is up to date for POSIX readers, and the
+ * last close still replays everything in order (replay is idempotent).
+ * Collective, as MPI_File_sync is: no process may skip it. */
+static void sync_canonical(ADIO_File fd, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_SYNC_CANONICAL";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    ADIOI_BBFS_Pending p;
+    ADIO_File lo = bf->lower;
+    int err = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
+
+    memset(&p, 0, sizeof(p));
+    if (err == MPI_SUCCESS && !lo->is_open)     /* deferred open (romio_no_indep_rw) */
+        ADIO_ImmediateOpen(lo, &err);
+    err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+    if (err == MPI_SUCCESS)
+        err = ADIOI_BBFS_Pending_list(fd, &p);
+    if (err == MPI_SUCCESS)
+        err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, 1);
+    if (err == MPI_SUCCESS)
+        ADIO_Flush(lo, &err);
+    ADIOI_BBFS_Pending_free(&p);
+    *error_code = err;
+}
+
 /* MPI_File_sync: end the epoch; durable logs if bbfs_durable.  A handle
  * without logs flushes the canonical file, and still looks for what other
  * handles synced before its next read.  bbfs_replay on_sync: the canonical
@@ -59,14 +86,8 @@ void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code)
         ADIO_Flush(bf->lower, error_code);
     if (*error_code == MPI_SUCCESS)
         ADIOI_BBFS_Log_sync(fd, error_code);
-    if (bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC && bf->metalogs) {
-        /* collective, as MPI_File_sync is: no process may skip it */
-        *error_code = ADIOI_BBFS_Agree_error(fd->comm, "ADIOI_BBFS_FLUSH", *error_code);
-        if (*error_code == MPI_SUCCESS)
-            ADIOI_BBFS_Log_flush_to_canonical(fd, error_code);
-        if (*error_code == MPI_SUCCESS)
-            ADIO_Flush(bf->lower, error_code);
-    }
+    if (bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC && bf->metalogs)
+        sync_canonical(fd, error_code);
 }
 
 /* A grow of the file as every process sees it: logged.  Collective. */

@@ -242,7 +242,7 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
             ADIO_ImmediateOpen(lo, &err);
         err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         if (err == MPI_SUCCESS)
-            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1);
+            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, 0);
         *error_code = err;
     }
     /* A failed replay leaves the logs pending for the next open. */

@@ -41,6 +41,7 @@ static void pending_free(ADIOI_BBFS_Pending * p, int release_claims)
 }
 
 static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p);
+static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p);
 
 /* Is this listed manifest this handle's own session? */
 static int own_session(const ADIOI_BBFS_File * bf, const char *path)
@@ -126,6 +127,40 @@ static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
     char msg[LOGFS_ERRMSG_MAX + 64];
     snprintf(msg, sizeof(msg), "pending logs of %s: %s", bf->canonical, le.msg);
     return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+}
+
+/* Process 0: the manifests of every other session, live or pending,
+ * claiming none (a replay that keeps the logs). */
+static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
+{
+    static char myname[] = "ADIOI_BBFS_LIST_SESSIONS";
+    struct logfs_session_info *s;
+    struct logfs_error le;
+    size_t ns;
+    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le);
+
+    if (rc != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    if (ns) {
+        p->texts = ADIOI_Calloc(ns, sizeof(*p->texts));
+        p->lens = ADIOI_Calloc(ns, sizeof(*p->lens));
+    }
+    for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
+        char *text;
+        if (own_session(bf, s[i].path))
+            continue;
+        rc = logfs_session_load(s[i].path, &text, &p->lens[p->n], &le);
+        if (rc == LOGFS_ENOENT) {       /* replayed meanwhile: in the file */
+            rc = LOGFS_OK;
+            continue;
+        }
+        if (rc == LOGFS_OK) {
+            p->texts[p->n++] = ADIOI_Strdup(text);
+            free(text);
+        }
+    }
+    logfs_sessions_free(s, ns);
+    return rc == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
 }
 
 /* One broadcast of everything process 0 found: the outcome (its MPI error
@@ -221,12 +256,29 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, int defer_if_live, ADIOI_B
     return err;
 }
 
+int ADIOI_BBFS_Pending_list(ADIO_File fd, ADIOI_BBFS_Pending * p)
+{
+    static char myname[] = "ADIOI_BBFS_PENDING_LIST";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int rank, err = MPI_SUCCESS;
+
+    memset(p, 0, sizeof(*p));
+    MPI_Comm_rank(fd->comm, &rank);
+    if (rank == 0)
+        err = list_others(bf, p);
+    err = bcast_open_state(fd->comm, myname, err, bf, p);
+    if (err != MPI_SUCCESS)
+        pending_free(p, 1);
+    return err;
+}
+
 void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p)
 {
     pending_free(p, 1);
 }
 
-int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own)
+int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
+                              int keep)
 {
     static char myname[] = "ADIOI_BBFS_REPLAY_PENDING";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -260,7 +312,7 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, counts, ns, promised,
                                  &bf->hints) : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
-    if (err == MPI_SUCCESS) {
+    if (err == MPI_SUCCESS && !keep) {
         /* Manifests first, all in one step: logs without a manifest are
          * garbage, a manifest without its logs would fail every later open,
          * and one session left behind would be replayed again, alone, over
@@ -346,7 +398,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         pending_free(&p, 1);
         return;
     }
-    *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0);
+    *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 0);
     int close_err;
     MPI_File h = lo;
     ADIO_Close(lo, &close_err);
