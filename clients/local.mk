@@ -15,6 +15,7 @@ build-clients: all
 check-clients: build-clients
 	BUILDDIR='$(abs_top_builddir)' MPICH_PREFIX='$(MPICH_PREFIX)' \
 	CLIENTS_DIR='$(CLIENTS_DIR)' CLIENTS_PREFIX='$(CLIENTS_PREFIX)' \
+	CLIENTS_EXCLUDE='$(CLIENTS_EXCLUDE)' CLIENTS_EXCLUDE_WHY='$(CLIENTS_EXCLUDE_WHY)' \
 	$(top_srcdir)/%reldir%/run-clients.sh
 
 clean-local: clean-clients-work
