@@ -32,13 +32,24 @@ static int map_at_least(struct logfs_datalog *dl, uint64_t need, struct logfs_er
         len += len < PMEM_MAX_GROW ? len : PMEM_MAX_GROW;
     if (dl->max_bytes && len > dl->max_bytes)
         len = dl->max_bytes > need ? dl->max_bytes : need;
+    size_t old = dl->map_len;
     if (dl->map)
         pmem_unmap(dl->map, dl->map_len);
     dl->map = NULL;
+    dl->map_len = 0;
     /* PMEM_FILE_CREATE on an existing file resizes it to len. */
     p = pmem_map_file(dl->path, len, PMEM_FILE_CREATE, 0600, &mapped, &is_pmem);
-    if (!p)
-        return logfs_fail_errno(err, errno, "cannot map datalog", dl->path);
+    if (!p) {
+        /* (A full device.)  Map the old length again, so that what was
+         * appended stays readable and the next append fails the same clean
+         * way; failing that, reads go through the file descriptor. */
+        int e = errno;
+        if (old && (p = pmem_map_file(dl->path, old, PMEM_FILE_CREATE, 0600, &mapped, &is_pmem))) {
+            dl->map = p;
+            dl->map_len = mapped;
+        }
+        return logfs_fail_errno(err, e, "cannot map datalog", dl->path);
+    }
     dl->map = p;
     dl->map_len = mapped;
     dl->is_pmem = is_pmem;
@@ -237,9 +248,13 @@ int logfs_datalog_read(struct logfs_datalog *dl, uint64_t off, void *buf, size_t
     if (off > dl->len || n > dl->len - off)
         return logfs_fail(err, LOGFS_ESHORT, 0, "datalog %s holds %llu bytes, read asks up to %llu",
                           dl->path, (unsigned long long)dl->len, (unsigned long long)(off + n));
-    if (dl->is_pmem) {
+    if (dl->is_pmem && dl->map && off + n <= dl->map_len) {
         memcpy(out, dl->map + off, n);
         return LOGFS_OK;
+    }
+    if (dl->is_pmem) { /* the mapping was lost to a failed remap: the file has it all */
+        int e = logfs_pread_full(dl->fd, out, n, off);
+        return e ? logfs_fail_errno(err, e < 0 ? EIO : e, "cannot read datalog", dl->path) : LOGFS_OK;
     }
     if (off < dl->flushed) {
         size_t k = dl->flushed - off < n ? (size_t)(dl->flushed - off) : n;

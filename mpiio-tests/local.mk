@@ -94,6 +94,12 @@ check_PROGRAMS += %reldir%/t_waw_posix
 TESTS += %reldir%/t_waw_posix.mpi
 EXTRA_DIST += %reldir%/t_waw_posix.mpi
 
+check_PROGRAMS += %reldir%/t_replay_nomem
+%canon_reldir%_t_replay_nomem_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_replay_nomem_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_replay_nomem.mpi
+EXTRA_DIST += %reldir%/t_replay_nomem.mpi
+
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)

@@ -354,6 +354,11 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     /* Recovery tests need a replay that dies between two epochs. */
     const char *fault = getenv("BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH");
     long crash_after = fault ? strtol(fault, NULL, 10) : 0;
+    /* ... and one where one process cannot plan its share (no memory),
+     * once per process. */
+    static int nomem_done;
+    const char *nomem = getenv("BBFS_FAULT_REPLAY_NOMEM_RANK");
+    int nomem_here = nomem && !nomem_done && strtol(nomem, NULL, 10) == rank;
     for (uint64_t e = 0; e < nepochs; e++) {
         struct logfs_resize rs;
         uint64_t lo, hi, mine = 0;
@@ -362,17 +367,34 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
          * share a byte); otherwise the piece list, merged into blocks. */
         rv.n = 0;
         rv.bytes = 0;
-        logfs_plan_domain_runs(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs, &lo, &hi,
-                               collect_run, &rv);
-        int dense = rv.bytes == hi - lo;
+        int plan_rc = logfs_plan_domain_runs(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs,
+                                             &lo, &hi, collect_run, &rv);
+        if (nomem_here) {
+            plan_rc = LOGFS_ENOMEM;
+            nomem_done = 1;
+        }
+        int dense = plan_rc == LOGFS_OK && rv.bytes == hi - lo;
         v.n = 0;
         if (dense)
             mine = rv.bytes;
-        else {
-            logfs_plan_domain(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs, &lo, &hi,
-                              collect, &v);
+        else if (plan_rc == LOGFS_OK) {
+            plan_rc = logfs_plan_domain(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs, &lo, &hi,
+                                        collect, &v);
             for (size_t i = 0; i < v.n; i++)
                 mine += v.p[i].length;
+        }
+        /* A share this process cannot plan would be a share nobody writes:
+         * the replay fails everywhere (below) and the logs stay. */
+        if (plan_rc != LOGFS_OK && err == MPI_SUCCESS) {
+            char msg[PATH_MAX + 160];
+            snprintf(msg, sizeof(msg), "cannot plan this process's share of epoch %llu of the "
+                     "replay of %s (out of memory?); the logs are kept for the next open or "
+                     "bbfs-replay", (unsigned long long) e, canonical);
+            err = ADIOI_BBFS_Err_logfs(myname, __LINE__, plan_rc, msg);
+        }
+        if (plan_rc != LOGFS_OK) {
+            mine = 0;
+            v.n = 0;
         }
 
         /* Rounds of at most bbfs_replay_buffer bytes bound the memory.  One

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <csignal>
+#include <sys/resource.h>
 
 #include "helpers.h"
 
@@ -77,4 +79,44 @@ TEST(Pmem, SyncedDataSurvivesACrashOnEitherPath)
     ASSERT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file("out"), 1));
     logfs_plan_free(plan);
     EXPECT_EQ(d, ReadFile(dir.file("out")));
+}
+
+// A datalog that cannot grow (a full device; here RLIMIT_FSIZE) fails the
+// append that needs the room, and the process keeps going: what was
+// appended before stays readable, and the next append fails cleanly too.
+// On the pmem path a failed remap used to leave a NULL mapping behind with
+// its old length, and the next append or read crashed.
+TEST(Pmem, AFailedGrowKeepsEarlierDataAndFailsCleanlyAgain)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "f");
+    o.buffer_size = 64 << 10;
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    auto small = Pattern(100 << 10, 1);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, small.data(), small.size(), &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_flush(w, &err)) << err.msg;
+
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 4 << 20;
+    signal(SIGXFSZ, SIG_IGN);
+    ASSERT_EQ(0, setrlimit(RLIMIT_FSIZE, &lim));
+    auto big = Pattern(16 << 20, 2);
+    int rc = logfs_writer_write(w, small.size(), big.data(), big.size(), &err);
+    if (rc == LOGFS_OK)
+        rc = logfs_writer_flush(w, &err);
+    EXPECT_NE(LOGFS_OK, rc) << "a 16 MiB append under a 4 MiB file size limit succeeded";
+    std::vector<uint8_t> back(small.size());
+    EXPECT_EQ(LOGFS_OK, logfs_writer_read_data(w, 0, back.data(), back.size(), &err)) << err.msg;
+    EXPECT_EQ(small, back);
+    int again = logfs_writer_write(w, small.size() + big.size(), big.data(), big.size(), &err);
+    if (again == LOGFS_OK)
+        again = logfs_writer_flush(w, &err);
+    EXPECT_NE(LOGFS_OK, again);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, SIG_DFL);
+    logfs_writer_abandon(w);
 }
