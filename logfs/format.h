@@ -57,6 +57,10 @@
  *
  *   STAMP   (version 3; a time on a clock all handles of the file share)
  *     clock:varint     nanoseconds; never smaller than an earlier STAMP's.
+ *     process:varint   (optional) who wrote the log: one value per process
+ *                      (0: unknown), the same in every STAMP of a metalog;
+ *                      a process's writes through several handles keep
+ *                      their program order in a plan of their sessions.
  *                      The writes and SETSIZEs after it, up to the next
  *                      STAMP, were made after that time.  A writer stamps
  *                      the start of each epoch (after the sync that began

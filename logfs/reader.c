@@ -389,7 +389,8 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
     case LOGFS_REC_STAMP:
         if (r->hdr.version < 3)
             return corrupt(r, rec->offset, "STAMP record in a version 1 or 2 metalog", err);
-        if (logfs_get_varint(&q, p + n, &rec->u.stamp.clock) || q != p + n)
+        if (logfs_get_varint(&q, p + n, &rec->u.stamp.clock) ||
+            (q != p + n && logfs_get_varint(&q, p + n, &rec->u.stamp.process)) || q != p + n)
             return corrupt(r, rec->offset, "malformed STAMP record", err);
         if (rec->u.stamp.clock < r->stamp)
             return corrupt(r, rec->offset, "STAMP record going backwards", err);

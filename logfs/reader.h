@@ -72,6 +72,7 @@ struct logfs_record {
         } order;
         struct {
             uint64_t clock;    /* nanoseconds on the file's shared clock (STAMP) */
+            uint64_t process;  /* the writing process (0: not given) */
         } stamp;
     } u;
 };

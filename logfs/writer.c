@@ -45,6 +45,7 @@ struct logfs_writer {
     uint64_t order_logged;  /* the seq of the last ORDER record queued */
     uint64_t stamp;         /* the last clock given (logfs_writer_stamp) */
     uint64_t stamp_logged;  /* the clock of the last STAMP record queued */
+    uint64_t process;       /* written in every STAMP (opts.process) */
 
     int sfd;             /* the seal file */
     char *spath;
@@ -190,6 +191,7 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
     w->sfd = -1;
     w->dl.fd = -1;
     w->file_id = o->file_id;
+    w->process = o->process;
     w->rank = o->rank;
     w->nwriters = o->nwriters;
     w->durable = o->durable;
@@ -271,7 +273,11 @@ static int marks_before_record(struct logfs_writer *w, struct logfs_error *err)
     uint8_t p[10];
     int rc;
     if (w->stamp != w->stamp_logged) {
-        if ((rc = queue_record(w, LOGFS_REC_STAMP, p, logfs_put_varint(p, w->stamp), NULL, 0, err)))
+        uint8_t s[20];
+        size_t n = logfs_put_varint(s, w->stamp);
+        if (w->process)
+            n += logfs_put_varint(s + n, w->process);
+        if ((rc = queue_record(w, LOGFS_REC_STAMP, s, n, NULL, 0, err)))
             return rc;
         w->stamp_logged = w->stamp;
     }

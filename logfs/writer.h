@@ -60,6 +60,8 @@ struct logfs_writer_opts {
     int track_index;        /* nonzero: keep the read-your-writes index (default 1) */
     uint64_t max_datalog_bytes; /* 0 = unlimited; beyond it: LOGFS_ENOSPC */
     uint64_t max_metalog_bytes; /* 0 = unlimited; beyond it: LOGFS_ENOSPC */
+    uint64_t process;       /* identifies the writing process in STAMP records
+                               (same for all its logs; 0 = unknown) */
 };
 
 /* Fill @p o with the defaults (everything 0 / NULL except track_index = 1, nwriters = 1). */

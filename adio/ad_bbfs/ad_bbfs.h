@@ -309,6 +309,8 @@ ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);
 /* Nanoseconds on a clock every handle of a file shares (the STAMP record);
  * strictly increasing within this process. */
 uint64_t ADIOI_BBFS_Clock(void);
+/* This process, in STAMP records (never 0). */
+uint64_t ADIOI_BBFS_Process_id(void);
 void ADIOI_BBFS_Access_done(ADIO_File fd, int file_ptr_type, ADIO_Offset next_fp,
                             ADIO_Status * status, MPI_Datatype datatype, ADIO_Offset nbytes);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd)
 {
@@ -228,4 +229,24 @@ uint64_t ADIOI_BBFS_Clock(void)
     now = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
     last = now > last ? now : last + 1;
     return last;
+}
+
+uint64_t ADIOI_BBFS_Process_id(void)
+{
+    static uint64_t id;
+    char host[256] = "";
+
+    if (id)
+        return id;
+    /* host, pid and the time of the first call: unique across the nodes of
+     * a job and across jobs, never 0 */
+    gethostname(host, sizeof(host) - 1);
+    id = 1469598103934665603ULL;
+    for (const char *c = host; *c; c++)
+        id = (id ^ (unsigned char) *c) * 1099511628211ULL;
+    id = (id ^ (uint64_t) getpid()) * 1099511628211ULL;
+    id = (id ^ ADIOI_BBFS_Clock()) * 1099511628211ULL;
+    if (id == 0)
+        id = 1;
+    return id;
 }

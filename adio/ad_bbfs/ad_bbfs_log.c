@@ -76,6 +76,7 @@ static void log_start(ADIO_File fd, int *error_code)
     o.durable = bf->hints.durable;
     o.max_datalog_bytes = (uint64_t) bf->hints.log_quota;
     o.exclusive = 1;
+    o.process = ADIOI_BBFS_Process_id();
     rc = logfs_writer_open(&o, &bf->writer, &le);
     if (rc == LOGFS_OK)
         logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);      /* cannot fail: new */

@@ -10,14 +10,16 @@
 
 class PlanSessions : public ::testing::Test {
   protected:
-    // A new session of n writers; returns its index.
-    size_t Session(uint32_t n)
+    // A new session of n writers (writer r run by process procs[r], 0 if
+    // not given); returns its index.
+    size_t Session(uint32_t n, const std::vector<uint64_t> &procs = {})
     {
         size_t s = sessions.size();
         sessions.emplace_back();
         for (uint32_t r = 0; r < n; r++) {
             std::string name = "s" + std::to_string(s) + "w" + std::to_string(r);
             auto o = Opts(dir, name, r, n, 100 + s);
+            o.process = r < procs.size() ? procs[r] : 0;
             logfs_writer *w = nullptr;
             EXPECT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
             sessions[s].push_back({w, dir.file(name + ".metalog")});
@@ -249,4 +251,43 @@ TEST_F(PlanSessions, WithinOneSessionTheLaterStampWinsOverTheHigherRank)
     Put(a, 2, 7, "z");
     CloseAll();
     EXPECT_EQ("qDDDFFFz", Replay({a}));
+}
+
+// A process that lags behind in collective calls moves the next group of
+// its session later (here, to after its clock 20); another process's write
+// made through that session after a collective call (clock 5) then comes
+// after that process's next write through its second handle (clock 10) by
+// the session rule alone.  The process rule keeps that process's program
+// order: its second handle's write stays the later one.
+TEST_F(PlanSessions, AProcessKeepsItsOrderWhenALaggingOneMovesItsGroup)
+{
+    size_t a = Session(2, {1001, 1002}), b = Session(1, {1001});
+    Stamp(a, 0, 5);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_order(W(a, 0), 2, &err));
+    Put(a, 0, 0, "x");
+    Stamp(b, 0, 10);
+    Put(b, 0, 0, "y");
+    Stamp(a, 1, 20);
+    Put(a, 1, 4, "z");
+    CloseAll();
+    EXPECT_EQ(std::string("y\0\0\0z", 5), Replay({a, b}));
+    EXPECT_EQ(std::string("y\0\0\0z", 5), Replay({b, a}));
+}
+
+TEST(ReaderStamp, AStampCarriesItsProcessWhenGiven)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "w");
+    o.process = 0xfeedULL;
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp(w, 3, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, "x", 1, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err));
+    auto r = ReadAll(dir.file("w.metalog"));
+    ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
+    ASSERT_EQ(LOGFS_REC_STAMP, r.records[0].type);
+    EXPECT_EQ(3u, r.records[0].u.stamp.clock);
+    EXPECT_EQ(0xfeedu, r.records[0].u.stamp.process);
 }
