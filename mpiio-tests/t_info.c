@@ -127,6 +127,10 @@ int main(int argc, char **argv)
     bad_hint(scratch, bbfs, "bbfs_logdir", "relative/dir", "absolute");
     bad_hint(scratch, bbfs, "bbfs_consistancy", "mpiio", "unknown bbfs hint");
     bad_hint(scratch, bbfs, "bbfs_log_quota", "lots", "bytes");
+    bad_hint(scratch, bbfs, "bbfs_log_quota", "2000000g", "between 0");
+    /* sizes that overflow 64 bits when scaled are refused, not wrapped */
+    bad_hint(scratch, bbfs, "bbfs_log_quota", "18014398509481984g", "bytes");
+    bad_hint(scratch, bbfs, "bbfs_buffer_size", "18446744073709551615k", "bytes");
     bad_hint(scratch, bbfs, "bbfs_salvage", "yes please", "true|false");
 
     /* ranks that disagree */

@@ -9,6 +9,7 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include <ctype.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@
 #define BBFS_REPLAY_BUFFER_DEFAULT ((ADIO_Offset) 1 << 20)
 #define BBFS_REPLAY_BUFFER_MIN     ((ADIO_Offset) 64 << 10)
 #define BBFS_REPLAY_BUFFER_MAX     ((ADIO_Offset) 1 << 30)
+/* A quota beyond any device is a typo (1 PiB). */
+#define BBFS_LOG_QUOTA_MAX ((ADIO_Offset) 1 << 50)
 
 static const char *const consistency_names[] = { "mpiio", "session", "commit", "posix",
     "collective", NULL
@@ -67,15 +70,20 @@ static int parse_size(const char *value, ADIO_Offset * out)
     v = strtoull(value, &end, 10);
     if (errno)
         return -1;
+    int shift = 0;
     switch (tolower((unsigned char) *end)) {
-        case 'g': v <<= 10;     /* fall through */
-        case 'm': v <<= 10;     /* fall through */
-        case 'k': v <<= 10; end++; break;
+        case 'g': shift += 10;  /* fall through */
+        case 'm': shift += 10;  /* fall through */
+        case 'k': shift += 10; end++; break;
         case '\0': break;
         default: return -1;
     }
     if (*end != '\0')
         return -1;
+    /* a value that does not fit an MPI_Offset is refused, not wrapped */
+    if (v > ((unsigned long long) INT64_MAX >> shift))
+        return -1;
+    v <<= shift;
     *out = (ADIO_Offset) v;
     return 0;
 }
@@ -162,10 +170,8 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
             return hint_error(key, value, "true|false");
         h->progress = i;
     } else if (!strcmp(key, "bbfs_log_quota")) {
-        ADIO_Offset v;
-        if (parse_size(value, &v) != 0)
-            return hint_error(key, value, "expected bytes, optionally with k, m or g (0: no quota)");
-        h->log_quota = v;
+        return bounded_size(key, value, 0, BBFS_LOG_QUOTA_MAX, "must be between 0 (no quota) "
+                            "and 1048576g", &h->log_quota);
     } else if (!strcmp(key, "bbfs_replay_buffer")) {
         return bounded_size(key, value, BBFS_REPLAY_BUFFER_MIN, BBFS_REPLAY_BUFFER_MAX,
                             "must be between 64k and 1g", &h->replay_buffer);
