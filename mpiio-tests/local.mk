@@ -100,6 +100,14 @@ check_PROGRAMS += %reldir%/t_replay_nomem
 TESTS += %reldir%/t_replay_nomem.mpi
 EXTRA_DIST += %reldir%/t_replay_nomem.mpi
 
+check_PROGRAMS += %reldir%/t_replay_pack %reldir%/t_replay_2g
+%canon_reldir%_t_replay_pack_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_replay_pack_LDADD = $(MPIIO_TEST_LDADD)
+%canon_reldir%_t_replay_2g_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_replay_2g_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi
+EXTRA_DIST += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi
+
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)

@@ -175,8 +175,11 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
 
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
-        if (err != MPI_SUCCESS)
-            MPI_Error_class(err, (int *) &hdr[0]);
+        if (err != MPI_SUCCESS) {
+            int cls;            /* an int, whatever the byte order of hdr */
+            MPI_Error_class(err, &cls);
+            hdr[0] = cls;
+        }
         hdr[1] = p->n;
         for (int i = 0; i < p->n; i++)
             hdr[2] += (long long) p->lens[i] + 1;

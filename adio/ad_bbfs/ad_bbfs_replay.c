@@ -27,17 +27,45 @@
 struct piece_vec {
     struct logfs_replay_piece *p;
     size_t n, cap;
+    uint64_t max;               /* longest piece kept: a round's bytes */
 };
 
+/* Rounds the piece list takes when each round gets whole pieces while
+ * they fit (as the replay loop fills them). */
+static uint64_t packed_rounds(const struct piece_vec *v, uint64_t round)
+{
+    uint64_t rounds = 0, bytes = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        if (bytes > 0 && bytes + v->p[i].length > round) {
+            rounds++;
+            bytes = 0;
+        }
+        bytes += v->p[i].length;
+    }
+    return rounds + (bytes > 0);
+}
+
+/* Pieces longer than a round are cut, so that no round holds more than
+ * bbfs_replay_buffer bytes and every length fits an int (the planner
+ * merges adjacent blocks: a checkpoint's pieces reach gigabytes). */
 static int collect(void *arg, const struct logfs_replay_piece *p)
 {
     struct piece_vec *v = arg;
+    struct logfs_replay_piece q = *p;
 
-    if (v->n == v->cap) {
-        v->cap = v->cap ? 2 * v->cap : 1024;
-        v->p = ADIOI_Realloc(v->p, v->cap * sizeof(*v->p));
+    while (q.length > 0) {
+        if (v->n == v->cap) {
+            v->cap = v->cap ? 2 * v->cap : 1024;
+            v->p = ADIOI_Realloc(v->p, v->cap * sizeof(*v->p));
+        }
+        v->p[v->n] = q;
+        if (q.length > v->max)
+            v->p[v->n].length = v->max;
+        q.offset += v->p[v->n].length;
+        q.dlog_off += v->p[v->n].length;
+        q.length -= v->p[v->n].length;
+        v->n++;
     }
-    v->p[v->n++] = *p;
     return 0;
 }
 
@@ -308,7 +336,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     static char myname[] = "ADIOI_BBFS_REPLAY";
     struct replay rp = { comm, lower, NULL, { 0, NULL, NULL }, nwriters, NULL, 0 };
     struct logfs_error le;
-    struct piece_vec v = { NULL, 0, 0 };
+    struct piece_vec v = { NULL, 0, 0, round_bytes };
     struct run_vec rv = { NULL, 0, 0, 0 };
     int rank, nprocs, rc, err = MPI_SUCCESS, failed;
     double t0 = MPI_Wtime();
@@ -399,9 +427,12 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
 
         /* Rounds of at most bbfs_replay_buffer bytes bound the memory.  One
          * reduction per epoch both sizes the rounds and tells everyone
-         * whether any process has failed so far (then all stop together). */
-        int mine_st[2] = { err != MPI_SUCCESS,
-                           (int) ((mine + round_bytes - 1) / round_bytes) }, all_st[2];
+         * whether any process has failed so far (then all stop together).
+         * Whole pieces go into a round while they fit, so this process needs
+         * as many rounds as that packing takes, which may be more than its
+         * bytes divided by the round (three pieces of 0.6 rounds take three). */
+        uint64_t need = dense ? (mine + round_bytes - 1) / round_bytes : packed_rounds(&v, round_bytes);
+        int mine_st[2] = { err != MPI_SUCCESS, (int) need }, all_st[2];
         MPI_Allreduce(mine_st, all_st, 2, MPI_INT, MPI_MAX, comm);
         if (all_st[0]) {
             if (err == MPI_SUCCESS)
