@@ -97,9 +97,31 @@ tests/fuzz/fuzz-reader: $(LOGFS_FUZZ_SRCS)
 	  -fno-sanitize-recover=undefined -I$(srcdir)/%reldir% -o $@ $^
 CLEANFILES += tests/fuzz/fuzz-reader
 
-# Runs for LOGFS_FUZZ_TIME seconds from seeds that real writers produce.
-fuzz-logfs: tests/fuzz/fuzz-reader tests/fuzz/make-seeds
+# The manifest parser, fuzzed the same way (manifests are text anyone who
+# can write the file's directory can leave there); tests/fuzz/regress keeps
+# the inputs that found bugs.
+LOGFS_FUZZ_MANIFEST_SRCS = tests/fuzz/fuzz_manifest.c \
+	%reldir%/errors.c %reldir%/manifest.c
+LOGFS_FUZZ_MANIFEST_TIME = 30
+EXTRA_DIST += tests/fuzz/fuzz_manifest.c
+
+tests/fuzz/fuzz-manifest: $(LOGFS_FUZZ_MANIFEST_SRCS)
+	@test -n "$(CLANG)" || { echo "fuzz-logfs needs clang (Debian: clang libclang-rt-14-dev)"; exit 1; }
+	@mkdir -p tests/fuzz
+	$(CLANG) -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=undefined -I$(srcdir)/%reldir% -o $@ $^
+CLEANFILES += tests/fuzz/fuzz-manifest
+
+# Runs for LOGFS_FUZZ_TIME seconds from seeds that real writers produce, then
+# the manifest parser for LOGFS_FUZZ_MANIFEST_TIME from hand-written seeds.
+fuzz-logfs: tests/fuzz/fuzz-reader tests/fuzz/make-seeds tests/fuzz/fuzz-manifest
 	rm -rf tests/fuzz/corpus && mkdir -p tests/fuzz/corpus
 	./tests/fuzz/make-seeds tests/fuzz/corpus
 	./tests/fuzz/fuzz-reader -max_total_time=$(LOGFS_FUZZ_TIME) -max_len=65536 \
 	  -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 tests/fuzz/corpus
+	rm -rf tests/fuzz/mcorpus && mkdir -p tests/fuzz/mcorpus
+	printf 'bbfs-manifest 2\nfile_id 00000000000000ff\nwriters 2\nwriter 0 node1 3 /ssd/a.0.metalog\nwriter 1 node2 0 /ssd/a.1.metalog\n' > tests/fuzz/mcorpus/v2
+	printf 'bbfs-manifest 1\nfile_id 0000000000000001\nwriters 1\nwriter 0 host /tmp/x.metalog\n' > tests/fuzz/mcorpus/v1
+	./tests/fuzz/fuzz-manifest -max_total_time=$(LOGFS_FUZZ_MANIFEST_TIME) -max_len=4096 \
+	  -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 tests/fuzz/mcorpus \
+	  $(srcdir)/tests/fuzz/regress

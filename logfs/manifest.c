@@ -98,6 +98,12 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
     if (next_line(&p, end, line, sizeof(line)) || sscanf(line, "writers %" SCNu32, &n) != 1
         || n == 0 || n > (1u << 24))
         return logfs_fail(err, LOGFS_ECORRUPT, 0, "manifest line %d: expected writers N", lineno);
+    /* every writer takes a line of at least 8 bytes: a count the text
+     * cannot hold is damage, and must not cost an allocation that large
+     * (found by fuzzing: "writers 9999999" asked for 2.7 GB) */
+    if (n > (size_t) (end - p) / 8)
+        return logfs_fail(err, LOGFS_ECORRUPT, 0, "manifest line %d: %" PRIu32 " writers, but "
+                          "only %zu bytes follow", lineno, n, (size_t) (end - p));
     if ((rc = logfs_manifest_init(m, id, n)) != LOGFS_OK)
         return logfs_fail(err, rc, 0, "manifest: cannot allocate %" PRIu32 " writers", n);
     for (uint32_t k = 0; k < n; k++) {

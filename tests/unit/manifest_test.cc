@@ -148,3 +148,13 @@ TEST(Manifest, ItLivesBesideTheFileAsAHiddenName)
     EXPECT_STREQ(".out.dat.bbfs-manifest", out);
     EXPECT_EQ(-1, logfs_manifest_path("/pfs/run/out.dat", out, 10));
 }
+
+// Found by fuzzing: a writer count the text cannot hold made the parser
+// allocate for all of them first (2.7 GB for 9999999).
+TEST(Manifest, AWriterCountTheTextCannotHoldIsCorrupt)
+{
+    logfs_manifest m;
+    std::string msg;
+    EXPECT_EQ(LOGFS_ECORRUPT, Parse("bbfs-manifest 2\nfile_id f\nwriters 9999999\n92\nwriter 0d 1/\n", &m, &msg));
+    EXPECT_NE(std::string::npos, msg.find("9999999 writers")) << msg;
+}
