@@ -203,6 +203,12 @@ check_PROGRAMS += tools/bbfs-replay
 TESTS += %reldir%/replay-tool.sh
 EXTRA_DIST += %reldir%/replay-tool.sh
 
+check_PROGRAMS += %reldir%/t_twojobs
+%canon_reldir%_t_twojobs_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_twojobs_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/two-jobs.sh
+EXTRA_DIST += %reldir%/two-jobs.sh
+
 TESTS += %reldir%/romio-tests.sh
 clean-local: clean-mpiio-work
 clean-mpiio-work:

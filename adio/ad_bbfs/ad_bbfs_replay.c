@@ -432,8 +432,9 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
          * as many rounds as that packing takes, which may be more than its
          * bytes divided by the round (three pieces of 0.6 rounds take three). */
         uint64_t need = dense ? (mine + round_bytes - 1) / round_bytes : packed_rounds(&v, round_bytes);
-        int mine_st[2] = { err != MPI_SUCCESS, (int) need }, all_st[2];
-        MPI_Allreduce(mine_st, all_st, 2, MPI_INT, MPI_MAX, comm);
+        long long mine_st[3] = { err != MPI_SUCCESS, (long long) need,
+                                 mine ? (long long) hi : 0 }, all_st[3];
+        MPI_Allreduce(mine_st, all_st, 3, MPI_LONG_LONG, MPI_MAX, comm);
         if (all_st[0]) {
             if (err == MPI_SUCCESS)
                 err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
@@ -441,7 +442,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                                            "process");
             break;
         }
-        int rounds = all_st[1];
+        long long rounds = all_st[1];
         size_t next = 0;
         /* Resizes are collective too: everyone calls them, errors are
          * reported at the next check. */
@@ -449,7 +450,15 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         if (rs.present && (rs_err = resize_to(&rp, rs.truncate_to, 0)) != MPI_SUCCESS
             && err == MPI_SUCCESS)
             err = rs_err;
-        for (int k = 0; k < rounds; k++) {
+        /* The file first reaches the epoch's end: a collective write reads
+         * the holes between pieces to write them back (two-phase I/O), and
+         * what it reads past the end of the file is not zeros but whatever
+         * its buffer held (a one-byte hole between two jobs' data came out
+         * 0xff: two-jobs.sh). */
+        if (all_st[2] > 0 && (rs_err = resize_to(&rp, (uint64_t) all_st[2], 1)) != MPI_SUCCESS
+            && err == MPI_SUCCESS)
+            err = rs_err;
+        for (long long k = 0; k < rounds; k++) {
             struct logfs_replay_piece whole;
             const struct logfs_replay_piece *pc = NULL;
             size_t npc = 0;

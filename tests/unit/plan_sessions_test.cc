@@ -291,3 +291,34 @@ TEST(ReaderStamp, AStampCarriesItsProcessWhenGiven)
     EXPECT_EQ(3u, r.records[0].u.stamp.clock);
     EXPECT_EQ(0xfeedu, r.records[0].u.stamp.process);
 }
+
+// Two jobs (two-jobs.sh): a hole of one byte between one session's last
+// piece and another's first must stay a hole.
+TEST_F(PlanSessions, AOneByteHoleBetweenSessionsStaysAHole)
+{
+    size_t a = Session(2, {1, 2}), b = Session(3, {3, 4, 5});
+    Stamp(a, 0, 10);
+    Stamp(a, 1, 11);
+    Put(a, 0, 0, std::string(8192, 'a'));
+    Put(a, 1, 8192, std::string(8192, 'a'));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(W(a, 0), &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(W(a, 1), &err));
+    Stamp(b, 0, 20);
+    Stamp(b, 1, 21);
+    Stamp(b, 2, 22);
+    Put(b, 0, 16384, std::string(5461, 'b'));
+    Put(b, 1, 21845, std::string(5461, 'b'));
+    Put(b, 2, 27306, std::string(5461, 'b'));
+    Stamp(a, 0, 30);
+    Stamp(a, 1, 31);
+    Put(a, 0, 32768, std::string(8192, 'c'));
+    Put(a, 0, 16384, std::string(8192, 'c'));
+    Put(a, 1, 40960, std::string(8192, 'c'));
+    CloseAll();
+    std::string got = Replay({b, a}, 1);
+    ASSERT_EQ(49152u, got.size());
+    EXPECT_EQ('b', got[32766]);
+    EXPECT_EQ('\0', got[32767]);
+    EXPECT_EQ('c', got[32768]);
+    EXPECT_EQ(std::string(8192, 'c'), got.substr(16384, 8192));
+}
