@@ -156,7 +156,8 @@ hints_for() {
     case $PREFIX in bbfs:*) ;; *) return 0 ;; esac
     [ "${CLIENTS_HINTS:-1}" != posix ] || { echo "$HINTS_DIR/posix.hints"; return 0; }
     case $1 in
-        "hdf5 t_mpi"|"hdf5 testphdf5"|"hdf5 t_shapesame"|"hdf5 t_filters_parallel")
+        "hdf5 t_mpi"|"hdf5 testphdf5"|"hdf5 t_shapesame"|"hdf5 t_filters_parallel"|\
+        "hdf5 t_cache_image")
             echo "$HINTS_DIR/posix.hints" ;;
         "pnetcdf check test/nc_test") echo "$HINTS_DIR/on_sync.hints" ;;
         "pnetcdf ptest examples/C/i_varn_int64"|"pnetcdf ptest examples/C/bput_varn_int64"|\
