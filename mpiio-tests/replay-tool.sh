@@ -105,6 +105,25 @@ check "the logs are gone after the replay" test -z "$(ls "$work/logs")"
 rc=$(run_tool "$work/again" "$work/data")
 check "a second run has nothing to do" grep -q "no pending logs" "$work/again"
 
+# While a handle of the file is open, pending logs are left to its close
+# (t_twojobs: "first" holds the file open until told; "second" reads the
+# first's synced data, writes, and closes, leaving its logs pending).
+holder="$BUILDDIR/mpiio-tests/t_twojobs"
+mkdir -p "$work/hold" "$work/hold2"
+timeout 120 "$MPIEXEC" -n 2 "$holder" first "bbfs:$work/held" "$work/hold" </dev/null >"$work/holder.out" 2>&1 &
+hpid=$!
+for i in $(seq 600); do [ -e "$work/hold/A-synced" ] && break; sleep 0.1; done
+touch "$work/hold2/A-synced"
+timeout 120 "$MPIEXEC" -n 2 "$holder" second "bbfs:$work/held" "$work/hold2" </dev/null >"$work/second.out" 2>&1
+check "a second job's close leaves its logs pending while the first is open" test $? = 0
+rc=$(run_tool "$work/held.out" "$work/held")
+check "bbfs-replay leaves them, exit status 3" test "$rc" = 3
+check "and says the last handle to close replays them" grep -q "still open, and the last of them to close" "$work/held.out"
+touch "$work/hold/B-done"
+wait $hpid
+check "the open handle closes cleanly" test $? = 0
+check "its close replayed every session" test -z "$(ls "$work/.held.bbfs" 2>/dev/null)"
+
 [ $fails -eq 0 ] && rm -rf "$work"
 echo "replay-tool: $fails failed"
 [ $fails -eq 0 ]

@@ -39,7 +39,8 @@ static void usage(FILE *out)
             "  --quiet    no progress lines, only errors and the closing summary\n"
             "  --help     this text\n"
             "\n"
-            "Exit status: 0 replayed (or nothing pending), 1 failed, 2 bad usage.\n");
+            "Exit status: 0 replayed (or nothing pending), 1 failed, 2 bad usage,\n"
+            "3 left pending: a handle of the file is still open (its close replays them).\n");
 }
 
 /* "/path" of "bbfs:ufs:/path", "ufs:/path" or "/path". */
@@ -226,6 +227,17 @@ int main(int argc, char **argv)
             printf("bbfs-replay: %s: no pending logs, nothing to do\n", path);
         MPI_Finalize();
         return failed;
+    }
+    if (s.live) {
+        /* Replaying now could put these logs under older writes of the open
+         * handle, replayed at its close: that close replays them all. */
+        if (rank == 0)
+            printf("bbfs-replay: %s: %d pending sessions left: %d handles of the file are still "
+                   "open, and the last of them to close replays them with its own (writes of "
+                   "several handles are replayed together, in the order they were made)\n",
+                   path, s.pending, s.live);
+        MPI_Finalize();
+        return 3;
     }
 
     /* Opening through bbfs replays the pending logs; read-only, so no new
