@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "internal.h"
 
 /* The mapping grows by doubling, from the buffer size up to this step. */
@@ -136,7 +137,9 @@ fail:
  * pwrite may leave a partial tail; the next attempt writes over it. */
 static int write_out(struct logfs_datalog *dl, const void *p, size_t n, struct logfs_error *err)
 {
-    int e = logfs_pwrite_full(dl->fd, p, n, dl->flushed);
+    int e = logfs_fault("datalog-write");
+    if (!e)
+        e = logfs_pwrite_full(dl->fd, p, n, dl->flushed);
     if (e)
         return logfs_fail_errno(err, e, "cannot append to datalog", dl->path);
     dl->flushed += n;
@@ -149,8 +152,10 @@ static int write_out_with(struct logfs_datalog *dl, const uint8_t *p, size_t n, 
 {
     struct iovec iov[2] = {{dl->buf, dl->fill}, {(void *)p, n}};
     ssize_t k;
-    int rc;
+    int rc = logfs_fault("datalog-write");
 
+    if (rc)
+        return logfs_fail_errno(err, rc, "cannot append to datalog", dl->path);
     do
         k = pwritev(dl->fd, iov, 2, (off_t)dl->flushed);
     while (k < 0 && errno == EINTR);

@@ -24,7 +24,8 @@ noinst_LIBRARIES += %reldir%/liblogfs.a
 	%reldir%/datalog_reader.c \
 	%reldir%/planner.h %reldir%/planner.c \
 	%reldir%/manifest.h %reldir%/manifest.c \
-	%reldir%/sessions.h %reldir%/sessions.c
+	%reldir%/sessions.h %reldir%/sessions.c \
+	%reldir%/fault.h %reldir%/fault.c
 
 LOGFS_LIB = %reldir%/liblogfs.a
 LOGFS_CPPFLAGS = -I$(srcdir)/%reldir%

@@ -54,6 +54,8 @@ int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *l
     for (uint32_t r = 0; r < m->nwriters; r++)
         n += (size_t) snprintf(out + n, cap - n, "writer %" PRIu32 " %s %" PRIu64 " %s\n", r,
                                m->w[r].host, m->w[r].epochs, m->w[r].metalog);
+    if (m->replayed)
+        n += (size_t) snprintf(out + n, cap - n, "replayed\n");
     *text = out;
     *len = n;
     return LOGFS_OK;
@@ -123,6 +125,10 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         }
         m->w[k].epochs = epochs;
     }
+    /* Anything else after the writers is the tail of a longer text this
+     * one was written over (a writer killed before it trimmed the file). */
+    if (version >= 3 && next_line(&p, end, line, sizeof(line)) == 0 && !strcmp(line, "replayed"))
+        m->replayed = 1;
     return LOGFS_OK;
 }
 

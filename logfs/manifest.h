@@ -16,6 +16,12 @@
  * knows the log lost synced data.  Version 1 manifests (no epochs) are
  * read as epochs 0.
  *
+ * Version 3 adds an optional last line, "replayed": the logs' data is in
+ * the canonical file, and what is left of them only has to be removed.  A
+ * replay marks its manifests so before it removes any log, so that a crash
+ * while it cleans up never makes a later open replay a session again (over
+ * newer data) or fail on its missing logs.
+ *
  * The other files of a writer's log (datalog, seal) are named after its
  * metalog (see writer.h).  Paths may not contain newlines; hosts may not
  * contain blanks.
@@ -32,7 +38,7 @@
 extern "C" {
 #endif
 
-#define LOGFS_MANIFEST_VERSION 2
+#define LOGFS_MANIFEST_VERSION 3
 #define LOGFS_MANIFEST_HOST_MAX 256
 
 struct logfs_manifest_writer {
@@ -45,6 +51,7 @@ struct logfs_manifest {
     uint64_t file_id;                   /* the id in every metalog header */
     uint32_t nwriters;                  /* writers, ranks 0 .. nwriters-1 */
     struct logfs_manifest_writer *w;    /* nwriters entries, by rank */
+    int replayed;                       /* the data is in the file; remove the rest */
 };
 
 /*

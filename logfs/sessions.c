@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "internal.h"
 #include "manifest.h"
 
@@ -70,8 +71,11 @@ static int write_text(int fd, const char *text, size_t len, int durable, const c
     int e;
     if (lock_byte(fd, F_OFD_SETLKW, F_WRLCK, TEXT_BYTE) < 0 && !locks_unsupported(errno))
         return logfs_fail_errno(err, errno, "cannot lock the manifest", path);
-    if ((e = logfs_pwrite_full(fd, text, len, 0)) == 0 && ftruncate(fd, (off_t)len) < 0)
-        e = errno;
+    if (!(e = logfs_fault("manifest-write")) && !(e = logfs_pwrite_full(fd, text, len, 0))) {
+        logfs_fault("manifest-truncate"); /* (kill only) the new text, the old one's tail */
+        if (ftruncate(fd, (off_t)len) < 0)
+            e = errno;
+    }
     if (e == 0 && durable && fdatasync(fd) < 0)
         e = errno;
     lock_byte(fd, F_OFD_SETLK, F_UNLCK, TEXT_BYTE);

@@ -19,6 +19,7 @@
 #include "coding.h"
 #include "crc32c.h"
 #include "datalog.h"
+#include "fault.h"
 #include "extents.h"
 #include "format.h"
 #include "index.h"
@@ -132,7 +133,10 @@ static int flush_meta(struct logfs_writer *w, struct logfs_error *err)
     if (w->max_meta && w->mflushed + w->mfill > w->max_meta)
         return logfs_fail(err, LOGFS_ENOSPC, ENOSPC, "metalog %s would exceed its limit of %llu bytes",
                           w->mpath, (unsigned long long)w->max_meta);
-    int e = logfs_pwrite_full(w->mfd, w->mbuf, w->mfill, w->mflushed);
+    /* (The data is in the datalog file now, its records not yet.) */
+    int e = logfs_fault("metalog-write");
+    if (!e)
+        e = logfs_pwrite_full(w->mfd, w->mbuf, w->mfill, w->mflushed);
     if (e) {
         /* Keep the file a clean prefix of records; the queue stays for a retry. */
         if (ftruncate(w->mfd, (off_t)w->mflushed) < 0) {
@@ -372,6 +376,7 @@ int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
     }
     if ((rc = logfs_datalog_append(&w->dl, data, (size_t)len, err)))
         goto fail;
+    logfs_fault("write-extent"); /* (kill only) a write call half logged */
     if (w->run_len && off == w->run_off + w->run_len) {
         w->run_len += len; /* contiguous in the file and, by construction, in the datalog */
         return LOGFS_OK;
@@ -492,7 +497,9 @@ static int write_seal(struct logfs_writer *w, int closed, struct logfs_error *er
     s.epochs = w->epoch;
     s.closed = closed;
     logfs_seal_encode(slot, &s);
-    int e = logfs_pwrite_full(w->sfd, slot, sizeof slot,
+    int e = logfs_fault("seal-write");
+    if (!e)
+        e = logfs_pwrite_full(w->sfd, slot, sizeof slot,
                               (uint64_t)logfs_seal_slot(s.seq) * LOGFS_SEAL_SLOT_LEN);
     if (e)
         return logfs_fail_errno(err, e, "cannot write seal", w->spath);
@@ -515,6 +522,10 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
         return logfs_fail(err, LOGFS_ESTATE, 0, "sync or close inside a write call");
     if (w->epoch >= INT32_MAX)
         return logfs_fail(err, LOGFS_ERANGE, 0, "too many epochs");
+    /* A sync must not claim to cover logs nobody can find again. */
+    struct stat st;
+    if (fstat(w->mfd, &st) == 0 && st.st_nlink == 0)
+        return logfs_fail(err, LOGFS_ENOENT, ENOENT, "metalog %s was removed", w->mpath);
     if ((rc = logfs_datalog_sync(&w->dl, err)))
         return rc;
     n = logfs_put_varint(p, w->epoch);

@@ -214,3 +214,10 @@ clean-local: clean-mpiio-work
 clean-mpiio-work:
 	rm -rf mpiio-tests/work mpiio-tests/romio
 .PHONY: clean-mpiio-work
+
+# The crash matrix: SIGKILL at each fault point, recovery, judgement.
+check_PROGRAMS += %reldir%/t_crashpoints
+%canon_reldir%_t_crashpoints_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_crashpoints_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh
+EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh

@@ -38,7 +38,7 @@ ROMIO_HINTS="$work/hints" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/again.dat" </dev
     || { cat "$work/w2.out"; echo "FAIL: writing pending logs"; exit 1; }
 "$MPIEXEC" -n 4 "$writer" "ufs:$work/ref.dat" </dev/null >"$work/ref.out" 2>&1 \
     || { cat "$work/ref.out"; echo "FAIL: writing the ufs: reference"; exit 1; }
-BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH=1 "$MPIEXEC" -n 3 "$tool" --quiet "$work/again.dat" \
+BBFS_FAULT=replay-epoch-done:kill "$MPIEXEC" -n 3 "$tool" --quiet "$work/again.dat" \
     </dev/null >"$work/died.out" 2>&1
 check "a replay killed after its first epoch fails" test $? -ne 0
 check "the killed replay leaves the manifest" test -n "$(manifest_of again.dat)"

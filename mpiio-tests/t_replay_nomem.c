@@ -1,5 +1,5 @@
 /* A replay in which one process cannot plan its share (no memory; injected
- * with BBFS_FAULT_REPLAY_NOMEM_RANK, once per process) must fail on every
+ * with BBFS_FAULT=replay-plan:ENOMEM:once in process BBFS_FAULT_RANK) must fail on every
  * process and keep the logs: before, that process silently wrote nothing
  * for its share, the replay reported success, and the logs were deleted.
  *
@@ -17,7 +17,7 @@ int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
     unsigned char *buf = malloc(BLOCK);
-    const char *fault = getenv("BBFS_FAULT_REPLAY_NOMEM_RANK");
+    const char *fault = getenv("BBFS_FAULT_RANK");
     int victim = fault ? atoi(fault) : -1, err;
     MPI_File fh;
     MPI_Status st;

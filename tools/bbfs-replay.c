@@ -86,6 +86,14 @@ static int describe_session(const char *path, const char *mpath, int dry_run, in
     free(text);
     if (rc != LOGFS_OK)
         return fprintf(stderr, "bbfs-replay: %s: %s\n", mpath, le.msg), 1;
+    if (m.replayed) {
+        /* a replay died cleaning up: the data is in the file */
+        if (dry_run)
+            printf("file     %s\nmanifest %s: replayed already; what is left of its logs is "
+                   "removed\n", path, mpath);
+        logfs_manifest_free(&m);
+        return 0;
+    }
 
     const char **metalogs = malloc(sizeof(char *) * m.nwriters);
     for (uint32_t w = 0; w < m.nwriters; w++)

@@ -40,6 +40,7 @@ romio_other_sources +=                          \
     bbfs/logfs/datalog_reader.c                 \
     bbfs/logfs/planner.c                        \
     bbfs/logfs/manifest.c                       \
-    bbfs/logfs/sessions.c
+    bbfs/logfs/sessions.c                       \
+    bbfs/logfs/fault.c
 
 endif BUILD_AD_BBFS

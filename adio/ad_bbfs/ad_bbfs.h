@@ -297,6 +297,7 @@ void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
 
 /* ad_bbfs_common.c */
 int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);
+int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *msg);
 int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err);
 void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code);

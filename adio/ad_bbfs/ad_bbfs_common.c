@@ -38,6 +38,31 @@ int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg
                                 "bbfs: %s", msg);
 }
 
+/* An error of this process's own logs while writing, syncing or closing:
+ * what it means for the data and what to do come first, because MPICH
+ * cuts long messages short (at about 250 characters) and paths are long. */
+int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *msg)
+{
+    char full[LOGFS_ERRMSG_MAX + 200];
+    const char *advice = "";
+
+    switch (code) {
+        case LOGFS_ENOSPC:
+            advice = "log space full: free space, raise bbfs_log_quota or move bbfs_logdir; "
+                "earlier syncs are safe: ";
+            break;
+        case LOGFS_EIO:
+        case LOGFS_ESHORT:
+            advice = "log device failed; earlier syncs are kept for bbfs-replay once it works: ";
+            break;
+        case LOGFS_ENOENT:
+            advice = "logs removed while the file was open; writes since the open are lost: ";
+            break;
+    }
+    snprintf(full, sizeof(full), "%s%s", advice, msg);
+    return ADIOI_BBFS_Err_logfs(myname, line, code, full);
+}
+
 /* Every process returns an error of the same class when any one failed:
  * the lowest failing rank's class, with this process's own message if it
  * has one.  Collective, so no process waits on one that gave up. */

@@ -11,6 +11,7 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "../../logfs/fault.h"
 #include "../../logfs/manifest.h"
 #include "../../logfs/writer.h"
 
@@ -206,11 +207,12 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         rc = logfs_writer_close(bf->writer, &le);
         bf->writer = NULL;
         if (rc != LOGFS_OK) {
-            err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+            err = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
             sealed = 0;
         }
     }
     gather_epochs(fd, sealed);
+    logfs_fault("close-logs-closed");   /* (kill only) sealed, not yet replayed */
     /* A replay needs every log closed (and every process to know it); a
      * deferred close only reports its own outcome, and rank 0's manifest. */
     if (replay) {
@@ -272,11 +274,13 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
 
     *error_code = MPI_SUCCESS;
     if (bf->writer && (rc = logfs_writer_sync(bf->writer, &le)) != LOGFS_OK)
-        *error_code = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
-    else if (bf->writer)
+        *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
+    else if (bf->writer) {
+        logfs_fault("sync-sealed");     /* (kill only) sealed here, maybe not elsewhere */
         /* the next epoch's writes come after this sync, on every handle's
          * clock: after a sync, barrier and sync another handle's come later */
         logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
+    }
     /* Others may have synced new data, maybe through a handle opened since:
      * look again before the next read. */
     bf->remote_stale = 1;

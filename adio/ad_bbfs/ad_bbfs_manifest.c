@@ -39,8 +39,8 @@ int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
     free(text);
     if (rc == LOGFS_OK)
         return MPI_SUCCESS;
-    snprintf(msg, sizeof(msg), "%s (the manifest sits beside the file: its directory must be "
-             "writable)", le.msg);
+    snprintf(msg, sizeof(msg), "the manifest beside the file cannot be written (its directory "
+             "must be writable and have room): %s", le.msg);
     return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
 }
 
@@ -105,8 +105,9 @@ int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out
             rc = LOGFS_OK;
             continue;
         }
-        if (rc == LOGFS_OK && bf->metalogs && (*out)[k].file_id == bf->file_id) {
-            logfs_manifest_free(&(*out)[k]);    /* this handle's own */
+        if (rc == LOGFS_OK && ((bf->metalogs && (*out)[k].file_id == bf->file_id)
+                               || (*out)[k].replayed)) {
+            logfs_manifest_free(&(*out)[k]);    /* this handle's own, or in the file */
             continue;
         }
         if (rc == LOGFS_OK)

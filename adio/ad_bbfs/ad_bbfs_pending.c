@@ -18,6 +18,7 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "../../logfs/fault.h"
 #include "../../logfs/manifest.h"
 #include "../../logfs/sessions.h"
 #include "../../logfs/writer.h"
@@ -280,6 +281,69 @@ void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p)
     pending_free(p, 1);
 }
 
+static void remove_manifests(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, int with_own)
+{
+    for (int i = 0; i < p->n; i++)
+        logfs_session_remove(&p->claims[i]);
+    if (with_own)
+        ADIOI_BBFS_Manifest_remove(bf);
+}
+
+/* Process 0: mark every replayed session's manifest so.  @return 1 if all
+ * are marked. */
+static int mark_replayed(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, struct logfs_manifest *m,
+                         int with_own)
+{
+    int all = 1;
+
+    for (int i = 0; i < p->n; i++) {
+        char *text;
+        size_t len;
+        if (m[i].replayed)
+            continue;
+        m[i].replayed = 1;
+        all = all && logfs_manifest_format(&m[i], &text, &len) == LOGFS_OK;
+        if (all) {
+            all = logfs_session_store(&p->claims[i], text, len, bf->hints.durable, NULL)
+                == LOGFS_OK;
+            free(text);
+        }
+    }
+    if (with_own && all) {
+        bf->manifest->replayed = 1;
+        all = ADIOI_BBFS_Manifest_publish(bf) == MPI_SUCCESS;
+    }
+    return all;
+}
+
+/* After a replay: the manifests are marked replayed, then the logs go,
+ * then the manifests.  A crash at any point leaves either sessions to
+ * replay again, whole, or marked ones whose leftovers the next open or
+ * bbfs-replay removes: never a session replayed again, alone, over newer
+ * writes of the others, nor a manifest whose logs are missing.  If a mark
+ * cannot be written, the manifests go first (orphaned logs at worst). */
+static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_manifest *m,
+                            int with_own)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int rank, marked = 0;
+
+    MPI_Comm_rank(fd->comm, &rank);
+    logfs_fault("replayed");    /* (kill only) in the file, and still in the logs */
+    if (rank == 0 && !(marked = mark_replayed(bf, p, m, with_own)))
+        remove_manifests(bf, p, with_own);
+    logfs_fault("marked");      /* (kill only) */
+    MPI_Barrier(fd->comm);
+    for (int i = 0; i < p->n; i++)
+        ADIOI_BBFS_Manifest_remove_logs(&m[i]);
+    if (with_own)
+        logfs_log_remove(bf->metalogs[rank], NULL);
+    logfs_fault("logs-removed");        /* (kill only) */
+    MPI_Barrier(fd->comm);
+    if (rank == 0 && marked)
+        remove_manifests(bf, p, with_own);
+}
+
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
                               int keep)
 {
@@ -293,12 +357,17 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         ADIOI_Free(m);
         return err;
     }
+    /* Sessions a replay marked before a crash cut its cleanup short are in
+     * the file already: only their logs and manifests go, below. */
     for (int i = 0; i < p->n; i++)
-        nw += (int) m[i].nwriters;
+        if (m[i].replayed)
+            ns--;
+        else
+            nw += (int) m[i].nwriters;
     nw += with_own ? bf->nwriters : 0;
     /* this handle's own session first: its writers keep their ranks */
-    char **paths = ADIOI_Malloc(sizeof(char *) * nw);
-    uint64_t *promised = ADIOI_Calloc(nw, sizeof(uint64_t));
+    char **paths = ADIOI_Malloc(sizeof(char *) * (nw ? nw : 1));
+    uint64_t *promised = ADIOI_Calloc(nw ? nw : 1, sizeof(uint64_t));
     int *counts = ADIOI_Malloc(sizeof(int) * (ns ? ns : 1)), s = 0;
     if (with_own) {
         for (int r = 0; r < bf->nwriters; r++)
@@ -306,6 +375,8 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         counts[s++] = bf->nwriters;
     }
     for (int i = 0; i < p->n; i++) {
+        if (m[i].replayed)
+            continue;
         for (uint32_t r = 0; r < m[i].nwriters; r++) {
             promised[at] = m[i].w[r].epochs;
             paths[at++] = m[i].w[r].metalog;
@@ -315,23 +386,8 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, counts, ns, promised,
                                  &bf->hints) : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
-    if (err == MPI_SUCCESS && !keep) {
-        /* Manifests first, all in one step: logs without a manifest are
-         * garbage, a manifest without its logs would fail every later open,
-         * and one session left behind would be replayed again, alone, over
-         * newer writes of the others. */
-        if (rank == 0) {
-            for (int i = 0; i < p->n; i++)
-                logfs_session_remove(&p->claims[i]);
-            if (with_own)
-                ADIOI_BBFS_Manifest_remove(bf);
-        }
-        MPI_Barrier(fd->comm);
-        for (int i = 0; i < p->n; i++)
-            ADIOI_BBFS_Manifest_remove_logs(&m[i]);
-        if (with_own)
-            logfs_log_remove(bf->metalogs[rank], NULL);
-    }
+    if (err == MPI_SUCCESS && !keep)
+        remove_replayed(fd, p, m, with_own);
     for (int i = 0; i < p->n; i++)
         logfs_manifest_free(&m[i]);
     ADIOI_Free(m);

@@ -13,9 +13,11 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "../../logfs/fault.h"
 #include "../../logfs/planner.h"
 #include "../../logfs/reader.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +289,21 @@ static int write_round(struct replay *rp, const struct logfs_replay_piece *pc, s
     return err;
 }
 
+/* A failed write of the canonical file keeps its class (no space, I/O
+ * error) and says what becomes of the data. */
+static int canonical_write_failed(const char *myname, const char *canonical, int w_err)
+{
+    char why[MPI_MAX_ERROR_STRING];
+    int cls, len;
+
+    MPI_Error_class(w_err, &cls);
+    MPI_Error_string(cls, why, &len);   /* the class's words: MPICH cuts long messages */
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, cls, "**io",
+                                "bbfs: replay cannot write the file (%s); nothing is lost: the "
+                                "logs stay for a reopen or bbfs-replay once it has room or "
+                                "works: %s", why, canonical);
+}
+
 /* Apply one SETSIZE effect (resize collectively, as MPI_File_set_size does). */
 static int resize_to(struct replay *rp, uint64_t size, int only_grow)
 {
@@ -379,14 +396,6 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct logfs_error add_le;
     ADIOI_BBFS_Datalogs_add(&rp.logs, rp.plan, INT_MAX, &add_rc, &add_le);      /* opens nothing */
     uint64_t nepochs = logfs_plan_nepochs(rp.plan);
-    /* Recovery tests need a replay that dies between two epochs. */
-    const char *fault = getenv("BBFS_FAULT_REPLAY_EXIT_AFTER_EPOCH");
-    long crash_after = fault ? strtol(fault, NULL, 10) : 0;
-    /* ... and one where one process cannot plan its share (no memory),
-     * once per process. */
-    static int nomem_done;
-    const char *nomem = getenv("BBFS_FAULT_REPLAY_NOMEM_RANK");
-    int nomem_here = nomem && !nomem_done && strtol(nomem, NULL, 10) == rank;
     for (uint64_t e = 0; e < nepochs; e++) {
         struct logfs_resize rs;
         uint64_t lo, hi, mine = 0;
@@ -397,10 +406,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         rv.bytes = 0;
         int plan_rc = logfs_plan_domain_runs(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs,
                                              &lo, &hi, collect_run, &rv);
-        if (nomem_here) {
+        if (logfs_fault("replay-plan") == ENOMEM)
             plan_rc = LOGFS_ENOMEM;
-            nomem_done = 1;
-        }
         int dense = plan_rc == LOGFS_OK && rv.bytes == hi - lo;
         v.n = 0;
         if (dense)
@@ -492,17 +499,20 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 err = my_err;
             /* The write is collective: a process that failed still takes
              * part, with nothing to write, and says so at the next check. */
+            logfs_fault("replay-round");        /* (kill only) */
             int w_err = write_round(&rp, pc, err == MPI_SUCCESS ? npc : 0,
                                     err == MPI_SUCCESS ? bytes : 0);
-            if (err == MPI_SUCCESS)
-                err = w_err;
+            int injected = logfs_fault("canonical-write");
+            if (injected && w_err == MPI_SUCCESS)
+                w_err = ADIOI_Err_create_code(myname, canonical, injected);
+            if (w_err != MPI_SUCCESS && err == MPI_SUCCESS)
+                err = canonical_write_failed(myname, canonical, w_err);
         }
         if (rs.present && (rs_err = resize_to(&rp, rs.extend_to, 1)) != MPI_SUCCESS
             && err == MPI_SUCCESS)
             err = rs_err;
         total += logfs_plan_epoch_bytes(rp.plan, e);
-        if (crash_after && (uint64_t) crash_after == e + 1)
-            _exit(9);           /* fault injection: a replay that dies part way */
+        logfs_fault("replay-epoch-done");       /* (kill only) between two epochs */
         if (progress && rank == 0) {
             double t = MPI_Wtime() - t0;
             fprintf(stderr, "bbfs replay %s: epoch %llu/%llu, %.1f MiB, %.1f MiB/s\n",

@@ -76,7 +76,7 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
         rc = logfs_writer_flush(bf->writer, &ww.le);
     ADIOI_BBFS_FREE(packed);
     if (rc != LOGFS_OK) {
-        *error_code = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, ww.le.msg);
+        *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, ww.le.msg);
         return;
     }
     if (ww.end > bf->own_end)

@@ -42,7 +42,7 @@ TEST(Manifest, FormatThenParseGivesTheSameWriters)
 {
     logfs_manifest m = TwoWriters(), back;
     std::string text = Format(m);
-    EXPECT_EQ("bbfs-manifest 2\nfile_id 00c0ffee12345678\nwriters 2\n"
+    EXPECT_EQ("bbfs-manifest 3\nfile_id 00c0ffee12345678\nwriters 2\n"
               "writer 0 node1 0 /bb/out.dat.1.0.metalog\n"
               "writer 1 node2 7 /bb/out dir/out.dat.1.1.metalog\n", text);
     ASSERT_EQ(LOGFS_OK, Parse(text, &back));
@@ -53,6 +53,41 @@ TEST(Manifest, FormatThenParseGivesTheSameWriters)
     EXPECT_EQ(0u, back.w[0].epochs);
     EXPECT_EQ(7u, back.w[1].epochs);
     logfs_manifest_free(&m);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, TheReplayedMarkIsTheLastLineAndSurvivesAParse)
+{
+    logfs_manifest m = TwoWriters(), back;
+    EXPECT_EQ(LOGFS_OK, Parse(Format(m), &back));
+    EXPECT_EQ(0, back.replayed);
+    logfs_manifest_free(&back);
+    m.replayed = 1;
+    std::string text = Format(m);
+    EXPECT_EQ("replayed\n", text.substr(text.size() - 9));
+    ASSERT_EQ(LOGFS_OK, Parse(text, &back));
+    EXPECT_EQ(1, back.replayed);
+    logfs_manifest_free(&m);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, TheTailOfALongerOlderTextIsIgnored)
+{
+    // A writer killed between rewriting the text and trimming the file.
+    logfs_manifest back;
+    ASSERT_EQ(LOGFS_OK, Parse("bbfs-manifest 3\nfile_id 1\nwriters 1\n"
+                              "writer 0 h 2 /a.metalog\nog\n", &back));
+    EXPECT_EQ(0, back.replayed);
+    EXPECT_EQ(2u, back.w[0].epochs);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, VersionTwoManifestsAreNeverReplayed)
+{
+    logfs_manifest back;
+    ASSERT_EQ(LOGFS_OK, Parse("bbfs-manifest 2\nfile_id 1\nwriters 1\n"
+                              "writer 0 h 2 /a.metalog\nreplayed\n", &back));
+    EXPECT_EQ(0, back.replayed);
     logfs_manifest_free(&back);
 }
 
@@ -108,8 +143,8 @@ TEST(Manifest, ANewerVersionIsAClearError)
 {
     logfs_manifest m;
     std::string msg;
-    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 3\n", &m, &msg));
-    EXPECT_NE(std::string::npos, msg.find("version 3"));
+    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 4\n", &m, &msg));
+    EXPECT_NE(std::string::npos, msg.find("version 4"));
 }
 
 TEST(Manifest, AWriterCountThatDoesNotMatchTheLinesIsCorrupt)

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# fault-errors.sh — a full or failing device under each file bbfs writes.
+#
+# Each row runs t_crashpoints on bbfs: with 4 processes and one fault point
+# armed to fail with ENOSPC or EIO from its N-th pass on (logfs/fault.h):
+# the datalog, the metalog, the seal, the manifest (at open, and rewritten
+# by a deferred close) and the canonical file (written by the replay); and
+# one row removes the log directory's files while the file is open.  A row
+# passes when
+#   - the job ends, every call returns (no hang), and the faulted process's
+#     first error has the expected MPI error class and a message saying
+#     what happened and what to do (t_crashpoints judges this itself);
+#   - bbfs-replay afterwards, with the device working again, leaves a file
+#     holding everything a completed sync or close covered
+#     (t_crashpoints --verify; --exact: the whole file, as ufs: has it).
+#
+# Environment: MPIEXEC, BUILDDIR (set by make check).
+set -u
+prog="$BUILDDIR/mpiio-tests/t_crashpoints"
+tool="$BUILDDIR/tools/bbfs-replay"
+work="$BUILDDIR/mpiio-tests/work/fault-errors"
+np=4
+[ -x "$prog" ] || { echo "FAIL: $prog is missing (make check builds it)"; exit 1; }
+[ -x "$tool" ] || { echo "FAIL: $tool is missing (make check builds it)"; exit 1; }
+[ -x "$MPIEXEC" ] || { echo "FAIL: mpiexec $MPIEXEC is missing (MPICH not built?)"; exit 1; }
+rm -rf "$work"; mkdir -p "$work"
+export BBFS_LOGDIR="$work/logs"
+printf 'bbfs_replay_buffer 65536\n' > "$work/close.hints"
+printf 'bbfs_replay_buffer 65536\nbbfs_replay never\n' > "$work/deferred.hints"
+status=0
+table=""
+fail() { echo "FAIL: $*"; status=1; }
+
+"$MPIEXEC" -n $np "$prog" "ufs:$work/ref.dat" </dev/null >"$work/ref.out" 2>&1 \
+    || { cat "$work/ref.out"; echo "FAIL: the ufs: reference run failed"; exit 1; }
+
+# row FILE FAULT RANK HINTS CLASS TEXT VERIFY
+#   FAULT is POINT#N:ERRNO for BBFS_FAULT, or "remove-logs"; RANK "-" arms
+#   every process (then process 0 judges); VERIFY is judged, --exact, or
+#   "none" (nothing can be recovered: the logs are gone).
+row() {
+    local file=$1 fault=$2 rank=$3 hints=$4 cls=$5 text=$6 verify=$7
+    local dir; dir="$work/$(echo "$fault-$rank" | tr -c 'a-zA-Z0-9-\n' _)"
+    local f="$dir/data.dat" envs=(BBFS_EXPECT_CLASS="$cls" BBFS_EXPECT_TEXT="$text")
+    rm -rf "$dir" "$BBFS_LOGDIR"; mkdir -p "$dir" "$BBFS_LOGDIR"
+    if [ "$fault" = remove-logs ]; then envs+=(BBFS_TEST_REMOVE_LOGS=1)
+    else envs+=(BBFS_FAULT="$fault"); fi
+    [ "$rank" = - ] || envs+=(BBFS_FAULT_RANK="$rank")
+    echo "+ ${envs[*]} mpiexec -n $np t_crashpoints bbfs:$f"
+    env "${envs[@]}" ROMIO_HINTS="$work/$hints.hints" timeout 120 \
+        "$MPIEXEC" -n $np "$prog" "bbfs:$f" </dev/null >"$dir/run.out" 2>&1
+    local rc=$?
+    local msg; msg=$(sed -n "s/^process ${rank/-/0}: first error in //p" "$dir/run.out" | head -1)
+    if [ $rc -ne 0 ] || ! grep -q "No Errors" "$dir/run.out"; then
+        sed 's/^/  | /' "$dir/run.out"
+        [ $rc -eq 124 ] && fail "$file ($fault): the job hung" || fail "$file ($fault): status $rc"
+        return
+    fi
+    local outcome="$cls"
+    if [ "$verify" != none ]; then
+        timeout 120 "$MPIEXEC" -n $np "$tool" --quiet "$f" </dev/null >"$dir/recover.out" 2>&1 \
+            || { sed 's/^/  | /' "$dir/recover.out"; fail "$file ($fault): bbfs-replay failed"; return; }
+        if ! "$prog" --verify "$f" ${verify/judged/} >"$dir/verify.out" 2>&1; then
+            sed 's/^/  | /' "$dir/verify.out"; fail "$file ($fault): the recovered file is wrong"; return
+        fi
+        if [ "$verify" = --exact ] && ! cmp "$work/ref.dat" "$f"; then
+            fail "$file ($fault): the recovered file differs from the ufs: reference"; return
+        fi
+        outcome="$outcome; recovered: $(sed -n 's/.*(\(.*\) by process).*/epochs covered by process \1/p' "$dir/verify.out")"
+    fi
+    echo "ok: $file, $fault, process $rank: $outcome"
+    echo "    $msg"
+    table="$table| $file | \`$fault\` | \`$cls\` | ${msg#*bbfs: } |"$'\n'
+}
+
+row datalog           datalog-write#2:ENOSPC  1 close    MPI_ERR_NO_SPACE "log space full" judged
+row datalog           datalog-write#2:EIO     1 close    MPI_ERR_IO       "log device failed"     judged
+row metalog           metalog-write#2:ENOSPC  1 close    MPI_ERR_NO_SPACE "log space full" judged
+row metalog           metalog-write#2:EIO     1 close    MPI_ERR_IO       "log device failed"     judged
+row seal              seal-write#2:ENOSPC     1 close    MPI_ERR_NO_SPACE "log space full" judged
+row seal              seal-write#2:EIO        1 close    MPI_ERR_IO       "log device failed"     judged
+row "manifest (open)" manifest-write#1:ENOSPC 0 close    MPI_ERR_NO_SPACE "must be writable"      none
+row "manifest (close)" manifest-write#2:EIO   0 deferred MPI_ERR_IO       "manifest"              judged
+row "canonical file"  canonical-write:ENOSPC  - close    MPI_ERR_NO_SPACE "nothing is lost"       --exact
+row "canonical file"  canonical-write:EIO     - close    MPI_ERR_IO       "nothing is lost"       --exact
+row "log directory removed" remove-logs       0 close    MPI_ERR_NO_SUCH_FILE "removed"           none
+
+echo
+echo "| file | fault | error class | message (after the file name) |"
+echo "|---|---|---|---|"
+printf '%s' "$table"
+[ $status -eq 0 ] && rm -rf "$work"
+exit $status
