@@ -98,11 +98,9 @@ int logfs_datalog_open(struct logfs_datalog *dl, const char *path, int use_pmem,
     dl->path = strdup(path);
     if (!dl->path)
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for datalog path");
-    dl->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | (exclusive ? O_EXCL : 0), 0600);
-    if (dl->fd < 0) {
-        rc = logfs_fail_errno(err, errno, "cannot create datalog", path);
+    if ((rc = logfs_open_own(path, O_RDWR | O_CREAT | O_TRUNC | (exclusive ? O_EXCL : 0), 0600,
+                             "cannot create datalog", &dl->fd, err)))
         goto fail;
-    }
     if (use_pmem) {
         int is_pmem = 0;
         if ((rc = probe_pmem(path, &is_pmem, err)))

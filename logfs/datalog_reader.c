@@ -24,9 +24,8 @@ int logfs_datalog_reader_open(const char *path, struct logfs_datalog_reader **ou
         free(dr);
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a datalog reader");
     }
-    dr->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (dr->fd < 0) {
-        int rc = logfs_fail_errno(err, errno, "cannot open datalog", path);
+    int rc = logfs_open_own(path, O_RDONLY, 0, "cannot open datalog", &dr->fd, err);
+    if (rc) {
         free(dr->path);
         free(dr);
         return rc;

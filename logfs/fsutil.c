@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int logfs_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
@@ -73,4 +75,39 @@ char *logfs_sibling_path(const char *metalog, const char *suffix)
     s[n] = '.';
     strcpy(s + n + 1, suffix);
     return s;
+}
+
+int logfs_open_own(const char *path, int flags, mode_t mode, const char *what, int *fd,
+                   struct logfs_error *err)
+{
+    struct stat st;
+    /* Truncate only once the file is known to be ours. */
+    int f = open(path, (flags & ~O_TRUNC) | O_NOFOLLOW | O_CLOEXEC, mode);
+
+    *fd = -1;
+    if (f < 0 && errno == ELOOP)
+        return logfs_fail(err, LOGFS_EACCES, 0, "%s %s: a symbolic link; bbfs never follows one "
+                          "there (it could point anywhere): remove it", what, path);
+    if (f < 0)
+        return logfs_fail_errno(err, errno, what, path);
+    if (fstat(f, &st) < 0) {
+        int e = errno;
+        close(f);
+        return logfs_fail_errno(err, e, what, path);
+    }
+    if (!S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+        close(f);
+        if (!S_ISREG(st.st_mode))
+            return logfs_fail(err, LOGFS_EACCES, 0, "%s %s: not a regular file", what, path);
+        return logfs_fail(err, LOGFS_EACCES, 0, "%s %s: it belongs to another user (uid %u), "
+                          "not to this one (uid %u): not trusted; remove it if it is not yours",
+                          what, path, (unsigned)st.st_uid, (unsigned)geteuid());
+    }
+    if ((flags & O_TRUNC) && ftruncate(f, 0) < 0) {
+        int e = errno;
+        close(f);
+        return logfs_fail_errno(err, e, what, path);
+    }
+    *fd = f;
+    return LOGFS_OK;
 }

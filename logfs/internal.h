@@ -29,6 +29,13 @@ int logfs_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 /* pread() until done; @return 0, errno, or -1 when the file ends first. */
 int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off);
 
+/* open(2) a log or manifest file (O_NOFOLLOW and O_CLOEXEC added) only if
+ * it is a regular file of this user: a symbolic link at the name, or a file
+ * someone else left there, is refused with LOGFS_EACCES and a message
+ * naming @p what and @p path.  Files bbfs creates are its user's. */
+int logfs_open_own(const char *path, int flags, mode_t mode, const char *what, int *fd,
+                   struct logfs_error *err);
+
 /* @return malloc'ed "dir/name.suffix", or NULL when out of memory. */
 char *logfs_path_join(const char *dir, const char *name, const char *suffix);
 

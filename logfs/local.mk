@@ -65,7 +65,8 @@ tests_unit_logfs_unit_SOURCES = \
 	tests/unit/pmem_test.cc \
 	tests/unit/bad_input_test.cc \
 	tests/unit/manifest_test.cc \
-	tests/unit/sessions_test.cc
+	tests/unit/sessions_test.cc \
+	tests/unit/security_test.cc
 tests_unit_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS)
 tests_unit_logfs_unit_LDADD = $(LOGFS_LIB) @GTEST_LIBS@ @PMEM_LIBS@
 # The same tests once more with libpmem told that every mapping is pmem.

@@ -23,11 +23,26 @@ int logfs_manifest_init(struct logfs_manifest *m, uint64_t file_id, uint32_t nwr
     return LOGFS_OK;
 }
 
+/* A manifest names files that a replay reads and then removes: only
+ * absolute paths of metalogs, without "." or ".." components, so that a
+ * damaged or planted manifest cannot make a replay remove /etc/passwd. */
+int logfs_manifest_metalog_ok(const char *metalog)
+{
+    size_t n = strlen(metalog), k = strlen(".metalog");
+    if (metalog[0] != '/' || strchr(metalog, '\n') || n <= k || strcmp(metalog + n - k, ".metalog")
+        || metalog[n - k - 1] == '/')
+        return 0;
+    for (const char *c = metalog; (c = strchr(c, '/')) != NULL; c++)
+        if (!strncmp(c, "/./", 3) || !strncmp(c, "/../", 4))
+            return 0;
+    return 1;
+}
+
 int logfs_manifest_set(struct logfs_manifest *m, uint32_t rank, const char *host,
                        const char *metalog)
 {
     if (rank >= m->nwriters || strlen(host) >= LOGFS_MANIFEST_HOST_MAX || strpbrk(host, " \t\n")
-        || !host[0] || metalog[0] != '/' || strchr(metalog, '\n'))
+        || !host[0] || !logfs_manifest_metalog_ok(metalog))
         return LOGFS_EINVAL;
     char *copy = strdup(metalog);
     if (!copy)
@@ -120,7 +135,8 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         if (!ok) {
             logfs_manifest_free(m);
             return logfs_fail(err, LOGFS_ECORRUPT, 0,
-                              "manifest line %d: expected \"writer %" PRIu32 " HOST %s/PATH\"",
+                              "manifest line %d: expected \"writer %" PRIu32 " HOST %s/PATH.metalog\""
+                              " (an absolute path without . or .. parts)",
                               lineno, k, version == 1 ? "" : "EPOCHS ");
         }
         m->w[k].epochs = epochs;

@@ -60,7 +60,12 @@ struct logfs_manifest {
  */
 int logfs_manifest_init(struct logfs_manifest *m, uint64_t file_id, uint32_t nwriters);
 
-/* Set writer @p rank's host and metalog path (copied).  @return LOGFS_OK, LOGFS_EINVAL, LOGFS_ENOMEM */
+/* 1 if @p metalog may be named in a manifest: absolute, ending in
+ * ".metalog", without "." or ".." components or newlines. */
+int logfs_manifest_metalog_ok(const char *metalog);
+
+/* Set writer @p rank's host and metalog path (copied; it must pass
+ * logfs_manifest_metalog_ok).  @return LOGFS_OK, LOGFS_EINVAL, LOGFS_ENOMEM */
 int logfs_manifest_set(struct logfs_manifest *m, uint32_t rank, const char *host,
                        const char *metalog);
 

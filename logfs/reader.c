@@ -237,15 +237,14 @@ int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_
         free(r);
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a metalog reader");
     }
-    r->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (r->fd < 0) {
-        int rc = logfs_fail_errno(err, errno, "cannot open metalog", path);
+    int rc = logfs_open_own(path, O_RDONLY, 0, "cannot open metalog", &r->fd, err);
+    if (rc) {
         logfs_reader_close(r);
         return rc;
     }
     /* The seal before the size: a live writer appends to the metalog before
      * it seals, so the size seen after the seal is never below it. */
-    int rc = logfs_seal_read(path, &r->seal, err);
+    rc = logfs_seal_read(path, &r->seal, err);
     if (rc) {
         logfs_reader_close(r);
         return rc;

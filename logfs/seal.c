@@ -73,13 +73,10 @@ int logfs_seal_read(const char *metalog, struct logfs_seal *out, struct logfs_er
     memset(out, 0, sizeof *out);
     if (!path)
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to read the seal of %s", metalog);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno, rc = LOGFS_OK;
-        if (e != ENOENT)
-            rc = logfs_fail_errno(err, e, "cannot open seal", path);
+    int rc = logfs_open_own(path, O_RDONLY, 0, "cannot open seal", &fd, err);
+    if (rc) {
         free(path);
-        return rc; /* no seal: state NONE */
+        return rc == LOGFS_ENOENT ? LOGFS_OK : rc; /* no seal: state NONE */
     }
     /* A short file is fine: the slots it does not hold are not valid. */
     memset(buf, 0, sizeof buf);
@@ -120,7 +117,12 @@ int logfs_log_remove(const char *metalog, struct logfs_error *err)
      * older log, while a seal left without its metalog could be taken for
      * the seal of a later log of the same name. */
     static const char *const suffixes[] = {"sealed", NULL, "datalog"};
+    size_t n = strlen(metalog), k = strlen(".metalog");
     int rc = LOGFS_OK;
+
+    /* Removes what it is told: never a file that is not a log. */
+    if (n <= k || strcmp(metalog + n - k, ".metalog"))
+        return logfs_fail(err, LOGFS_EINVAL, 0, "not a metalog name, not removed: %s", metalog);
 
     for (int i = 0; i < 3; i++) {
         char *p = suffixes[i] ? logfs_sibling_path(metalog, suffixes[i]) : strdup(metalog);

@@ -42,6 +42,23 @@ int logfs_session_path(const char *path, uint64_t file_id, char *out, size_t len
     return (n < 0 || (size_t)n >= len) ? -1 : 0;
 }
 
+/* The manifest directory must be a directory of this user, not a symbolic
+ * link: manifests name files a replay reads and removes.  A missing one
+ * is fine (LOGFS_ENOENT is returned, without a message). */
+static int dir_is_own(const char *dir, struct logfs_error *err)
+{
+    struct stat st;
+    if (lstat(dir, &st) < 0)
+        return errno == ENOENT ? LOGFS_ENOENT : logfs_fail_errno(err, errno, "cannot look at", dir);
+    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        return logfs_fail(err, LOGFS_EACCES, 0, "manifest directory %s %s, not a directory of "
+                          "this user (uid %u): not trusted; remove it if it is not yours", dir,
+                          S_ISLNK(st.st_mode) ? "is a symbolic link"
+                          : S_ISDIR(st.st_mode) ? "belongs to another user" : "is not a directory",
+                          (unsigned)geteuid());
+    return LOGFS_OK;
+}
+
 /* Open-file-description locks: a second open of the file, even in the same
  * process, conflicts, and closing any other descriptor leaves them. */
 static int lock_byte(int fd, int cmd, short type, off_t byte)
@@ -94,6 +111,8 @@ int logfs_session_create(const char *path, uint64_t file_id, const char *text, s
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
     if (mkdir(dir, 0700) < 0 && errno != EEXIST)
         return logfs_fail_errno(err, errno, "cannot create the manifest directory", dir);
+    if ((rc = dir_is_own(dir, err)) && rc != LOGFS_ENOENT)
+        return rc;
     snprintf(tmp, sizeof tmp, "%s/.new-%016" PRIx64, dir, file_id);
     /* A concurrent delete of the last session may remove the directory
      * between the mkdir and the create: make it again, once. */
@@ -222,6 +241,12 @@ int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
     if (access(legacy, F_OK) == 0)
         rc = add(&v, n, &cap, legacy);
+    int own = rc ? rc : dir_is_own(dir, err);
+    if (own != LOGFS_OK && own != LOGFS_ENOENT) {
+        logfs_sessions_free(v, *n);
+        *n = 0;
+        return own;
+    }
     if (!rc && (d = opendir(dir)) != NULL) {
         struct dirent *e;
         while (!rc && (e = readdir(d)) != NULL) {
@@ -257,9 +282,9 @@ int logfs_session_claim(const char *manifest, struct logfs_session *s, struct lo
 {
     s->fd = -1;
     s->path = NULL;
-    int fd = open(manifest, O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return logfs_fail_errno(err, errno, "cannot open the manifest", manifest);
+    int fd, rc = logfs_open_own(manifest, O_RDWR, 0, "cannot open the manifest", &fd, err);
+    if (rc)
+        return rc;
     if (lock_byte(fd, F_OFD_SETLK, F_WRLCK, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
         int e = errno;
         close(fd);
@@ -278,11 +303,11 @@ int logfs_session_claim(const char *manifest, struct logfs_session *s, struct lo
 int logfs_session_load(const char *manifest, char **text, size_t *len, struct logfs_error *err)
 {
     struct stat st;
-    int fd = open(manifest, O_RDONLY | O_CLOEXEC), e = 0;
+    int fd, e = logfs_open_own(manifest, O_RDONLY, 0, "cannot open the manifest", &fd, err);
     *text = NULL;
     *len = 0;
-    if (fd < 0)
-        return logfs_fail_errno(err, errno, "cannot open the manifest", manifest);
+    if (e)
+        return e;
     lock_byte(fd, F_OFD_SETLKW, F_RDLCK, TEXT_BYTE); /* unsupported: read as it is */
     if (fstat(fd, &st) < 0)
         e = errno;

@@ -216,22 +216,18 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
         rc = logfs_fail_errno(err, errno, "cannot remove old seal", w->spath);
         goto fail;
     }
-    w->mfd = open(w->mpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (o->exclusive ? O_EXCL : 0), 0600);
-    if (w->mfd < 0) {
-        rc = logfs_fail_errno(err, errno, "cannot create metalog", w->mpath);
+    if ((rc = logfs_open_own(w->mpath, O_WRONLY | O_CREAT | O_TRUNC | (o->exclusive ? O_EXCL : 0),
+                             0600, "cannot create metalog", &w->mfd, err)))
         goto fail;
-    }
     created = 1;
     rc = logfs_datalog_open(&w->dl, dpath, o->pmem != LOGFS_PMEM_NEVER,
                             o->buffer_size ? o->buffer_size : LOGFS_DEFAULT_BUFFER_SIZE,
                             o->max_datalog_bytes, o->durable, o->exclusive, err);
     if (rc)
         goto fail;
-    w->sfd = open(w->spath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (w->sfd < 0) {
-        rc = logfs_fail_errno(err, errno, "cannot create seal", w->spath);
+    if ((rc = logfs_open_own(w->spath, O_WRONLY | O_CREAT | O_TRUNC, 0600, "cannot create seal",
+                             &w->sfd, err)))
         goto fail;
-    }
     if ((rc = write_header(w, o, err)))
         goto fail;
     free(dpath);

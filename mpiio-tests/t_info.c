@@ -125,6 +125,7 @@ int main(int argc, char **argv)
     bad_hint(scratch, bbfs, "bbfs_buffer_size", "1", "between");
     bad_hint(scratch, bbfs, "bbfs_durable", "maybe", "true|false");
     bad_hint(scratch, bbfs, "bbfs_logdir", "relative/dir", "absolute");
+    bad_hint(scratch, bbfs, "bbfs_logdir", "/ssd/../etc", "no . or ..");
     bad_hint(scratch, bbfs, "bbfs_consistancy", "mpiio", "unknown bbfs hint");
     bad_hint(scratch, bbfs, "bbfs_log_quota", "lots", "bytes");
     bad_hint(scratch, bbfs, "bbfs_log_quota", "2000000g", "between 0");

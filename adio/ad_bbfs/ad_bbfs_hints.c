@@ -142,6 +142,10 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
     if (!strcmp(key, "bbfs_logdir")) {
         if (value[0] != '/')
             return hint_error(key, value, "must be an absolute directory path");
+        /* the manifests name log paths; ".." parts there are refused */
+        if (strstr(value, "/../") || strstr(value, "/./") || !strcmp(value + strlen(value) - 3, "/..")
+            || !strcmp(value + strlen(value) - 2, "/."))
+            return hint_error(key, value, "must be a path with no . or .. parts");
         if (strlen(value) >= sizeof(h->logdir) - 64)
             return hint_error(key, value, "path is too long");
         snprintf(h->logdir, sizeof(h->logdir), "%s", value);

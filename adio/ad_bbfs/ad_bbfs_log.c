@@ -123,8 +123,9 @@ static void log_start(ADIO_File fd, int *error_code)
         for (int r = 0; r < bf->nwriters && rc == LOGFS_OK; r++)
             rc = logfs_manifest_set(m, (uint32_t) r, all[r].host, all[r].path);
         err = rc == LOGFS_OK ? ADIOI_BBFS_Manifest_publish(bf)
-            : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot describe the logs in a "
-                                   "manifest (hostname or log path with blanks?)");
+            : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
+                                   "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with no "
+                                   ". or .. parts, and host names may not hold blanks");
     }
     ADIOI_BBFS_FREE(all);
     *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
