@@ -114,9 +114,22 @@ tests/fuzz/fuzz-manifest: $(LOGFS_FUZZ_MANIFEST_SRCS)
 	  -fno-sanitize-recover=undefined -I$(srcdir)/%reldir% -o $@ $^
 CLEANFILES += tests/fuzz/fuzz-manifest
 
+# The hint value parsers of the driver (MPI-free, so fuzzed on their own).
+LOGFS_FUZZ_HINTS_SRCS = tests/fuzz/fuzz_hints.c adio/ad_bbfs/ad_bbfs_hint_values.c
+LOGFS_FUZZ_HINTS_TIME = 20
+EXTRA_DIST += tests/fuzz/fuzz_hints.c
+
+tests/fuzz/fuzz-hints: $(LOGFS_FUZZ_HINTS_SRCS)
+	@test -n "$(CLANG)" || { echo "fuzz-logfs needs clang (Debian: clang libclang-rt-14-dev)"; exit 1; }
+	@mkdir -p tests/fuzz
+	$(CLANG) -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=undefined -I$(srcdir)/adio/ad_bbfs -o $@ $^
+CLEANFILES += tests/fuzz/fuzz-hints
+
 # Runs for LOGFS_FUZZ_TIME seconds from seeds that real writers produce, then
-# the manifest parser for LOGFS_FUZZ_MANIFEST_TIME from hand-written seeds.
-fuzz-logfs: tests/fuzz/fuzz-reader tests/fuzz/make-seeds tests/fuzz/fuzz-manifest
+# the manifest parser for LOGFS_FUZZ_MANIFEST_TIME from hand-written seeds,
+# then the hint value parsers for LOGFS_FUZZ_HINTS_TIME.
+fuzz-logfs: tests/fuzz/fuzz-reader tests/fuzz/make-seeds tests/fuzz/fuzz-manifest tests/fuzz/fuzz-hints
 	rm -rf tests/fuzz/corpus && mkdir -p tests/fuzz/corpus
 	./tests/fuzz/make-seeds tests/fuzz/corpus
 	./tests/fuzz/fuzz-reader -max_total_time=$(LOGFS_FUZZ_TIME) -max_len=65536 \
@@ -124,6 +137,12 @@ fuzz-logfs: tests/fuzz/fuzz-reader tests/fuzz/make-seeds tests/fuzz/fuzz-manifes
 	rm -rf tests/fuzz/mcorpus && mkdir -p tests/fuzz/mcorpus
 	printf 'bbfs-manifest 2\nfile_id 00000000000000ff\nwriters 2\nwriter 0 node1 3 /ssd/a.0.metalog\nwriter 1 node2 0 /ssd/a.1.metalog\n' > tests/fuzz/mcorpus/v2
 	printf 'bbfs-manifest 1\nfile_id 0000000000000001\nwriters 1\nwriter 0 host /tmp/x.metalog\n' > tests/fuzz/mcorpus/v1
+	printf 'bbfs-manifest 3\nfile_id 00000000000000ff\nwriters 1\nwriter 0 node1 3 /ssd/a.0.metalog\nreplayed\n' > tests/fuzz/mcorpus/v3
 	./tests/fuzz/fuzz-manifest -max_total_time=$(LOGFS_FUZZ_MANIFEST_TIME) -max_len=4096 \
 	  -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 tests/fuzz/mcorpus \
 	  $(srcdir)/tests/fuzz/regress
+	rm -rf tests/fuzz/hcorpus && mkdir -p tests/fuzz/hcorpus
+	for v in 4194304 64k 1G 9223372036854775807 8589934591g /ssd/bb /ssd/../etc posix on_close; do \
+	  printf '%s' "$$v" > "tests/fuzz/hcorpus/$$(printf '%s' "$$v" | tr -c 'a-zA-Z0-9' _)"; done
+	./tests/fuzz/fuzz-hints -max_total_time=$(LOGFS_FUZZ_HINTS_TIME) -max_len=300 \
+	  -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 tests/fuzz/hcorpus

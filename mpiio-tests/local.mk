@@ -219,5 +219,5 @@ clean-mpiio-work:
 check_PROGRAMS += %reldir%/t_crashpoints
 %canon_reldir%_t_crashpoints_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_crashpoints_LDADD = $(MPIIO_TEST_LDADD)
-TESTS += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh
-EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh
+TESTS += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh
+EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh

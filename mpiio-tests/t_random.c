@@ -11,9 +11,15 @@
  * After the epoch's sync-barrier-sync every byte is defined: each process
  * reads random ranges anywhere and checks the size.  Some epochs start with
  * MPI_File_set_size (shrink or grow).  T_RANDOM_SEED=N picks
- * another sequence (the suite runs the default one). */
+ * another sequence (the suite runs the default one).
+ *
+ * The soak (soak.sh) runs it longer: T_RANDOM_EPOCHS=N epochs (default 6),
+ * stopping early once T_RANDOM_SECONDS have passed (all processes at the
+ * same epoch), and prints how many epochs ran and the largest resident
+ * memory of a process after epoch 10 and at the end. */
 #include "testlib.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,6 +186,20 @@ static void resize(MPI_File fh, int e, long total)
     }
 }
 
+/* VmRSS of this process, KiB (0 if unknown). */
+static long rss_kib(void)
+{
+    char line[256];
+    long kib = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
@@ -206,7 +226,11 @@ int main(int argc, char **argv)
     free(bg);
     tl_sync_barrier_sync(fh);
 
-    for (int e = 1; e <= EPOCHS; e++) {
+    const char *ne = getenv("T_RANDOM_EPOCHS"), *ns = getenv("T_RANDOM_SECONDS");
+    int epochs = ne ? atoi(ne) : EPOCHS, done = 0;
+    double limit = ns ? atof(ns) : 0, t0 = MPI_Wtime();
+    long rss_warm = 0;
+    for (int e = 1; e <= epochs; e++) {
         int mine = zone_of(tl_rank, e);
         if (e % 3 != 1)
             resize(fh, e, total);
@@ -248,6 +272,21 @@ int main(int argc, char **argv)
         TL_MPI(MPI_File_get_size(fh, &size));
         TL_CHECK(size == model_size, "epoch %d: size %lld, expected %ld", e, (long long) size,
                  model_size);
+        done = e;
+        if (e == 10)
+            rss_warm = rss_kib();
+        int stop = limit > 0 && MPI_Wtime() - t0 > limit;
+        MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (stop)
+            break;
+    }
+    if (ne) {
+        long mem[2] = { rss_warm, rss_kib() }, all[2];
+        MPI_Allreduce(mem, all, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+        if (tl_rank == 0)
+            printf("soak: %d epochs in %.1f s; largest resident memory of a process after "
+                   "epoch 10: %ld KiB, at the end: %ld KiB\n", done, MPI_Wtime() - t0, all[0],
+                   all[1]);
     }
     TL_MPI(MPI_File_close(&fh));
     free(model);

@@ -8,6 +8,7 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "ad_bbfs_hint_values.h"
 #include <ctype.h>
 #include <stdint.h>
 #include <errno.h>
@@ -43,49 +44,11 @@ static const char *const open_only_keys[] = {
     NULL
 };
 
-static int choice_index(const char *value, const char *const *names)
-{
-    for (int i = 0; names[i]; i++)
-        if (!strcmp(value, names[i]))
-            return i;
-    return -1;
-}
-
 static void join_names(const char *const *names, char *out, size_t len)
 {
     out[0] = '\0';
     for (int i = 0; names[i]; i++)
         snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? "|" : "", names[i]);
-}
-
-/* "4194304", "64k", "4m", "1g" (powers of 1024). */
-static int parse_size(const char *value, ADIO_Offset * out)
-{
-    char *end;
-    unsigned long long v;
-
-    if (!isdigit((unsigned char) value[0]))
-        return -1;
-    errno = 0;
-    v = strtoull(value, &end, 10);
-    if (errno)
-        return -1;
-    int shift = 0;
-    switch (tolower((unsigned char) *end)) {
-        case 'g': shift += 10;  /* fall through */
-        case 'm': shift += 10;  /* fall through */
-        case 'k': shift += 10; end++; break;
-        case '\0': break;
-        default: return -1;
-    }
-    if (*end != '\0')
-        return -1;
-    /* a value that does not fit an MPI_Offset is refused, not wrapped */
-    if (v > ((unsigned long long) INT64_MAX >> shift))
-        return -1;
-    v <<= shift;
-    *out = (ADIO_Offset) v;
-    return 0;
 }
 
 static void default_hints(ADIOI_BBFS_Hints * h)
@@ -122,9 +85,9 @@ static int hint_error(const char *key, const char *value, const char *why)
 static int bounded_size(const char *key, const char *value, ADIO_Offset min, ADIO_Offset max,
                         const char *range, ADIO_Offset * out)
 {
-    ADIO_Offset v;
+    long long v;
 
-    if (parse_size(value, &v) != 0)
+    if (ADIOI_BBFS_Parse_size(value, &v) != 0)
         return hint_error(key, value, "expected bytes, optionally with k, m or g");
     if (v < min || v > max)
         return hint_error(key, value, range);
@@ -140,23 +103,20 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
     int i;
 
     if (!strcmp(key, "bbfs_logdir")) {
-        if (value[0] != '/')
-            return hint_error(key, value, "must be an absolute directory path");
-        /* the manifests name log paths; ".." parts there are refused */
-        if (strstr(value, "/../") || strstr(value, "/./") || !strcmp(value + strlen(value) - 3, "/..")
-            || !strcmp(value + strlen(value) - 2, "/."))
-            return hint_error(key, value, "must be a path with no . or .. parts");
+        const char *why = ADIOI_BBFS_Logdir_problem(value);
+        if (why)
+            return hint_error(key, value, why);
         if (strlen(value) >= sizeof(h->logdir) - 64)
             return hint_error(key, value, "path is too long");
         snprintf(h->logdir, sizeof(h->logdir), "%s", value);
     } else if (!strcmp(key, "bbfs_consistency")) {
-        if ((i = choice_index(value, consistency_names)) < 0) {
+        if ((i = ADIOI_BBFS_Choice_index(value, consistency_names)) < 0) {
             join_names(consistency_names, allowed, sizeof(allowed));
             return hint_error(key, value, allowed);
         }
         h->consistency = i;
     } else if (!strcmp(key, "bbfs_replay")) {
-        if ((i = choice_index(value, replay_names)) < 0) {
+        if ((i = ADIOI_BBFS_Choice_index(value, replay_names)) < 0) {
             join_names(replay_names, allowed, sizeof(allowed));
             return hint_error(key, value, allowed);
         }
@@ -166,11 +126,11 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
         return bounded_size(key, value, BBFS_BUFFER_MIN, BBFS_BUFFER_MAX,
                             "must be between 4k and 1g", &h->buffer_size);
     } else if (!strcmp(key, "bbfs_durable")) {
-        if ((i = choice_index(value, bool_names)) < 0)
+        if ((i = ADIOI_BBFS_Choice_index(value, bool_names)) < 0)
             return hint_error(key, value, "true|false");
         h->durable = i;
     } else if (!strcmp(key, "bbfs_progress")) {
-        if ((i = choice_index(value, bool_names)) < 0)
+        if ((i = ADIOI_BBFS_Choice_index(value, bool_names)) < 0)
             return hint_error(key, value, "true|false");
         h->progress = i;
     } else if (!strcmp(key, "bbfs_log_quota")) {
@@ -180,7 +140,7 @@ static int apply_hint(ADIOI_BBFS_Hints * h, const char *key, const char *value)
         return bounded_size(key, value, BBFS_REPLAY_BUFFER_MIN, BBFS_REPLAY_BUFFER_MAX,
                             "must be between 64k and 1g", &h->replay_buffer);
     } else if (!strcmp(key, "bbfs_salvage")) {
-        if ((i = choice_index(value, bool_names)) < 0)
+        if ((i = ADIOI_BBFS_Choice_index(value, bool_names)) < 0)
             return hint_error(key, value, "true|false");
         h->salvage = i;
     } else if (!strcmp(key, "bbfs_lower_filesystem_type")) {
