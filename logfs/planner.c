@@ -126,7 +126,8 @@ static int push_ops(struct op **ops, size_t *n, size_t *cap, const struct op *ad
         *ops = o;
         *cap = c;
     }
-    memcpy(*ops + *n, add, k * sizeof *add);
+    if (k) /* an epoch without writes has no array at all */
+        memcpy(*ops + *n, add, k * sizeof *add);
     *n += k;
     return LOGFS_OK;
 }

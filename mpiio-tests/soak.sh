@@ -7,7 +7,9 @@
 # resident memory of a process at the end may exceed the one after epoch
 # 10 by at most a quarter (memory stays flat however long a job writes).
 #
-# Environment: MPIEXEC, BUILDDIR (set by make check); SOAK_SECONDS.
+# Environment: MPIEXEC, BUILDDIR (set by make check); SOAK_SECONDS;
+# SOAK_JUDGE_MEMORY=0 (make check-sanitize-mpi: AddressSanitizer holds freed
+# memory in quarantine, so resident memory grows by design there).
 set -u
 prog="$BUILDDIR/mpiio-tests/t_random"
 work="$BUILDDIR/mpiio-tests/work/soak"
@@ -29,7 +31,9 @@ T_RANDOM_EPOCHS=$epochs timeout $((secs * 4 + 120)) \
     || { sed 's/^/  | /' "$work/ufs.out"; echo "FAIL: the ufs: reference run failed"; exit 1; }
 cmp "$work/ufs.dat" "$work/bbfs.dat" || { echo "FAIL: after $epochs epochs the file differs from ufs:"; exit 1; }
 echo "ok: $epochs epochs, the file equals ufs:'s"
-if [ "$end" -gt $((warm + warm / 4)) ]; then
+if [ "${SOAK_JUDGE_MEMORY:-1}" = 0 ]; then
+    echo "memory not judged (SOAK_JUDGE_MEMORY=0): $warm KiB after epoch 10, $end KiB after $epochs epochs"
+elif [ "$end" -gt $((warm + warm / 4)) ]; then
     echo "FAIL: resident memory grew from $warm KiB after epoch 10 to $end KiB after $epochs epochs"
     exit 1
 fi

@@ -25,7 +25,8 @@ PKGS=(
     libucx-dev              # bbserver transport
     libpmem-dev             # persistent-memory datalog path
     googletest libgtest-dev # unit tests
-    clang libclang-rt-14-dev  # libFuzzer target for the metalog reader
+    clang libclang-rt-14-dev  # libFuzzer targets (metalog reader, manifest, hints)
+    valgrind                # make check-valgrind
     python3
     libhdf5-mpich-dev hdf5-tools  # Debian's parallel HDF5, run unmodified on bbfs (make check)
     m4                      # PnetCDF (make check-clients): its autoreconf and generated sources
