@@ -177,10 +177,22 @@ static int write_all_epochs(const char *name)
     return tl_finish();
 }
 
+/* A failed open is reported and ends the job normally (not with
+ * MPI_Abort, which can take the job down before the message is out):
+ * security.sh reads why bbfs refused. */
 static int reopen(const char *name)
 {
     MPI_File fh;
-    TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    int err = MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    if (err != MPI_SUCCESS) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(err, msg, &len);
+        printf("process %d: open failed: %s\n", tl_rank, msg);
+        fflush(stdout);
+        MPI_Finalize();
+        return 1;
+    }
     TL_MPI(MPI_File_close(&fh));
     return tl_finish();
 }
