@@ -63,6 +63,12 @@ char *logfs_path_join(const char *dir, const char *name, const char *suffix)
     return s;
 }
 
+int logfs_is_metalog_name(const char *path)
+{
+    size_t n = strlen(path), k = strlen(".metalog");
+    return n > k && !strcmp(path + n - k, ".metalog");
+}
+
 char *logfs_sibling_path(const char *metalog, const char *suffix)
 {
     size_t n = strlen(metalog), k = strlen(".metalog");

@@ -39,6 +39,9 @@ int logfs_open_own(const char *path, int flags, mode_t mode, const char *what, i
 /* @return malloc'ed "dir/name.suffix", or NULL when out of memory. */
 char *logfs_path_join(const char *dir, const char *name, const char *suffix);
 
+/* 1 if @p path is a metalog's name: something, then ".metalog". */
+int logfs_is_metalog_name(const char *path);
+
 /* @return malloc'ed path of another file of the log of @p metalog:
  *         "NAME.metalog" becomes "NAME.suffix" (other paths get ".suffix"
  *         appended), or NULL when out of memory. */

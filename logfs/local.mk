@@ -82,6 +82,10 @@ check-logfs: $(LOGFS_UNIT) tools/bbfs-inspect tests/fuzz/make-seeds
 	$(SHELL) $(srcdir)/tests/unit/inspect-test.sh
 
 # --- fuzzing the metalog reader (libFuzzer; needs clang) ------------------
+# Each fuzz target: its sources ($^) built with libFuzzer, ASan and UBSan.
+FUZZ_BUILD = test -n "$(CLANG)" || { echo "fuzz-logfs needs clang (Debian: clang libclang-rt-14-dev)"; exit 1; }; \
+	mkdir -p tests/fuzz && $(CLANG) -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $^
 LOGFS_FUZZ_SRCS = tests/fuzz/fuzz_reader.c \
 	%reldir%/errors.c %reldir%/fsutil.c %reldir%/crc32c.c \
 	%reldir%/extents.c %reldir%/reader.c %reldir%/seal.c %reldir%/datalog_reader.c
@@ -93,25 +97,19 @@ tests_fuzz_make_seeds_CFLAGS = $(LOGFS_CFLAGS)
 tests_fuzz_make_seeds_LDADD = $(LOGFS_LIB) @PMEM_LIBS@
 
 tests/fuzz/fuzz-reader: $(LOGFS_FUZZ_SRCS)
-	@test -n "$(CLANG)" || { echo "fuzz-logfs needs clang (Debian: clang libclang-rt-14-dev)"; exit 1; }
-	@mkdir -p tests/fuzz
-	$(CLANG) -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined -I$(srcdir)/%reldir% -o $@ $^
+	$(FUZZ_BUILD) -I$(srcdir)/%reldir%
 CLEANFILES += tests/fuzz/fuzz-reader
 
 # The manifest parser, fuzzed the same way (manifests are text anyone who
 # can write the file's directory can leave there); tests/fuzz/regress keeps
 # the inputs that found bugs.
 LOGFS_FUZZ_MANIFEST_SRCS = tests/fuzz/fuzz_manifest.c \
-	%reldir%/errors.c %reldir%/manifest.c
+	%reldir%/errors.c %reldir%/fsutil.c %reldir%/manifest.c
 LOGFS_FUZZ_MANIFEST_TIME = 30
 EXTRA_DIST += tests/fuzz/fuzz_manifest.c
 
 tests/fuzz/fuzz-manifest: $(LOGFS_FUZZ_MANIFEST_SRCS)
-	@test -n "$(CLANG)" || { echo "fuzz-logfs needs clang (Debian: clang libclang-rt-14-dev)"; exit 1; }
-	@mkdir -p tests/fuzz
-	$(CLANG) -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined -I$(srcdir)/%reldir% -o $@ $^
+	$(FUZZ_BUILD) -I$(srcdir)/%reldir%
 CLEANFILES += tests/fuzz/fuzz-manifest
 
 # The hint value parsers of the driver (MPI-free, so fuzzed on their own).
@@ -120,10 +118,7 @@ LOGFS_FUZZ_HINTS_TIME = 20
 EXTRA_DIST += tests/fuzz/fuzz_hints.c
 
 tests/fuzz/fuzz-hints: $(LOGFS_FUZZ_HINTS_SRCS)
-	@test -n "$(CLANG)" || { echo "fuzz-logfs needs clang (Debian: clang libclang-rt-14-dev)"; exit 1; }
-	@mkdir -p tests/fuzz
-	$(CLANG) -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=undefined -I$(srcdir)/adio/ad_bbfs -o $@ $^
+	$(FUZZ_BUILD) -I$(srcdir)/adio/ad_bbfs
 CLEANFILES += tests/fuzz/fuzz-hints
 
 # Runs for LOGFS_FUZZ_TIME seconds from seeds that real writers produce, then

@@ -29,7 +29,7 @@ int logfs_manifest_init(struct logfs_manifest *m, uint64_t file_id, uint32_t nwr
 int logfs_manifest_metalog_ok(const char *metalog)
 {
     size_t n = strlen(metalog), k = strlen(".metalog");
-    if (metalog[0] != '/' || strchr(metalog, '\n') || n <= k || strcmp(metalog + n - k, ".metalog")
+    if (metalog[0] != '/' || strchr(metalog, '\n') || !logfs_is_metalog_name(metalog)
         || metalog[n - k - 1] == '/')
         return 0;
     for (const char *c = metalog; (c = strchr(c, '/')) != NULL; c++)

@@ -117,11 +117,10 @@ int logfs_log_remove(const char *metalog, struct logfs_error *err)
      * older log, while a seal left without its metalog could be taken for
      * the seal of a later log of the same name. */
     static const char *const suffixes[] = {"sealed", NULL, "datalog"};
-    size_t n = strlen(metalog), k = strlen(".metalog");
     int rc = LOGFS_OK;
 
     /* Removes what it is told: never a file that is not a log. */
-    if (n <= k || strcmp(metalog + n - k, ".metalog"))
+    if (!logfs_is_metalog_name(metalog))
         return logfs_fail(err, LOGFS_EINVAL, 0, "not a metalog name, not removed: %s", metalog);
 
     for (int i = 0; i < 3; i++) {

@@ -16,23 +16,8 @@
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
-prog="$BUILDDIR/mpiio-tests/t_crashpoints"
-tool="$BUILDDIR/tools/bbfs-replay"
-work="$BUILDDIR/mpiio-tests/work/fault-errors"
-np=4
-[ -x "$prog" ] || { echo "FAIL: $prog is missing (make check builds it)"; exit 1; }
-[ -x "$tool" ] || { echo "FAIL: $tool is missing (make check builds it)"; exit 1; }
-[ -x "$MPIEXEC" ] || { echo "FAIL: mpiexec $MPIEXEC is missing (MPICH not built?)"; exit 1; }
-rm -rf "$work"; mkdir -p "$work"
-export BBFS_LOGDIR="$work/logs"
-printf 'bbfs_replay_buffer 65536\n' > "$work/close.hints"
-printf 'bbfs_replay_buffer 65536\nbbfs_replay never\n' > "$work/deferred.hints"
-status=0
-table=""
-fail() { echo "FAIL: $*"; status=1; }
-
-"$MPIEXEC" -n $np "$prog" "ufs:$work/ref.dat" </dev/null >"$work/ref.out" 2>&1 \
-    || { cat "$work/ref.out"; echo "FAIL: the ufs: reference run failed"; exit 1; }
+. "$(dirname "$0")/crashpoints-lib.sh"
+cp_setup fault-errors
 
 # row FILE FAULT RANK HINTS CLASS TEXT VERIFY
 #   FAULT is POINT#N:ERRNO for BBFS_FAULT, or "remove-logs"; RANK "-" arms
@@ -60,13 +45,8 @@ row() {
     if [ "$verify" != none ]; then
         timeout 120 "$MPIEXEC" -n $np "$tool" --quiet "$f" </dev/null >"$dir/recover.out" 2>&1 \
             || { sed 's/^/  | /' "$dir/recover.out"; fail "$file ($fault): bbfs-replay failed"; return; }
-        if ! "$prog" --verify "$f" ${verify/judged/} >"$dir/verify.out" 2>&1; then
-            sed 's/^/  | /' "$dir/verify.out"; fail "$file ($fault): the recovered file is wrong"; return
-        fi
-        if [ "$verify" = --exact ] && ! cmp "$work/ref.dat" "$f"; then
-            fail "$file ($fault): the recovered file differs from the ufs: reference"; return
-        fi
-        outcome="$outcome; recovered: $(sed -n 's/.*(\(.*\) by process).*/epochs covered by process \1/p' "$dir/verify.out")"
+        cp_judge "$file ($fault), recovered" "$dir" "$verify" || return
+        outcome="$outcome; recovered: epochs covered by process $covered"
     fi
     echo "ok: $file, $fault, process $rank: $outcome"
     echo "    $msg"

@@ -220,4 +220,5 @@ check_PROGRAMS += %reldir%/t_crashpoints
 %canon_reldir%_t_crashpoints_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_crashpoints_LDADD = $(MPIIO_TEST_LDADD)
 TESTS += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh
-EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh
+EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh \
+	%reldir%/crashpoints-lib.sh
