@@ -100,13 +100,17 @@ check_PROGRAMS += %reldir%/t_replay_nomem
 TESTS += %reldir%/t_replay_nomem.mpi
 EXTRA_DIST += %reldir%/t_replay_nomem.mpi
 
-check_PROGRAMS += %reldir%/t_replay_pack %reldir%/t_replay_2g
+check_PROGRAMS += %reldir%/t_replay_pack %reldir%/t_replay_2g %reldir%/t_replay_4g
 %canon_reldir%_t_replay_pack_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_replay_pack_LDADD = $(MPIIO_TEST_LDADD)
-%canon_reldir%_t_replay_2g_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_replay_2g_SOURCES = %reldir%/t_replay_big.c
+%canon_reldir%_t_replay_2g_CPPFLAGS = $(MPI_CPPFLAGS) -DBIG_CHUNKS=9
 %canon_reldir%_t_replay_2g_LDADD = $(MPIIO_TEST_LDADD)
-TESTS += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi
-EXTRA_DIST += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi
+%canon_reldir%_t_replay_4g_SOURCES = %reldir%/t_replay_big.c
+%canon_reldir%_t_replay_4g_CPPFLAGS = $(MPI_CPPFLAGS) -DBIG_CHUNKS=17
+%canon_reldir%_t_replay_4g_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi %reldir%/t_replay_4g.mpi
+EXTRA_DIST += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi %reldir%/t_replay_4g.mpi
 
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)

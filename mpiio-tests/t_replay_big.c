@@ -3,18 +3,23 @@
  * take a round's first piece whole and cast its length to int: beyond
  * 2 GiB the length went negative.  Pieces are now cut to the round size.
  *
- * One process writes 2.25 GiB from offset 0 (in 256 MiB calls), leaves a
- * hole, and writes 4 KiB at 2.5 GiB; after close it reads back samples
- * around the 2 GiB mark, the hole and the tail, and the runner compares
- * the whole file with ufs:. */
+ * One process writes BIG_CHUNKS * 256 MiB from offset 0 (in 256 MiB calls),
+ * leaves a 256 MiB hole, and writes 4 KiB after it; after close it reads
+ * back samples around each 2 GiB mark, the hole and the tail, and the
+ * runner compares the whole file with ufs:.  Built twice: t_replay_2g
+ * (2.25 GiB, past a signed 32-bit length) and t_replay_4g (4.25 GiB, past
+ * an unsigned one). */
 #include "testlib.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef BIG_CHUNKS
+#error "build with -DBIG_CHUNKS=n (pieces of n * 256 MiB)"
+#endif
 #define CHUNK ((MPI_Offset) 256 << 20)
-#define DATA (9 * CHUNK)                /* 2.25 GiB */
-#define TAIL ((MPI_Offset) 5 << 29)     /* 2.5 GiB */
+#define DATA (BIG_CHUNKS * CHUNK)
+#define TAIL (DATA + CHUNK)
 
 static void check(MPI_File fh, MPI_Offset off, int len, int tag, const char *what)
 {
@@ -52,7 +57,11 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     if (tl_rank == 0) {
         check(fh, 0, 65536, 1, "the first bytes");
-        check(fh, ((MPI_Offset) 2 << 30) - 65536, 131072, 1, "around 2 GiB");
+        for (MPI_Offset mark = (MPI_Offset) 2 << 30; mark < DATA; mark += (MPI_Offset) 2 << 30) {
+            char what[64];
+            snprintf(what, sizeof what, "around %lld GiB", (long long) (mark >> 30));
+            check(fh, mark - 65536, 131072, 1, what);
+        }
         check(fh, DATA - 65536, 65536, 1, "the last data bytes");
         check(fh, DATA, 65536, 0, "the hole");
         check(fh, TAIL, 4096, 2, "the tail");
