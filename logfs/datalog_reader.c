@@ -10,6 +10,11 @@
 #include "internal.h"
 #include "reader.h"
 
+char *logfs_datalog_path(const char *metalog)
+{
+    return logfs_sibling_path(metalog, "datalog");
+}
+
 struct logfs_datalog_reader {
     int fd;
     char *path;

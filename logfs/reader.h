@@ -138,6 +138,10 @@ int logfs_reader_seal(const struct logfs_reader *r, struct logfs_seal *out);
 
 struct logfs_datalog_reader;
 
+/* @return the malloc'ed path of the datalog beside @p metalog
+ *         ("NAME.metalog" gives "NAME.datalog"), or NULL out of memory. */
+char *logfs_datalog_path(const char *metalog);
+
 /* Open a datalog for reading.  @return LOGFS_OK or the open error. */
 int logfs_datalog_reader_open(const char *path, struct logfs_datalog_reader **out,
                               struct logfs_error *err);

@@ -15,3 +15,10 @@ demo: all
 noinst_PROGRAMS += %reldir%/model-cost
 %canon_reldir%_model_cost_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_model_cost_LDADD = $(MPI_LIBS)
+
+# logfs-bench: the log layer alone, without MPI.
+noinst_PROGRAMS += %reldir%/logfs-bench
+%canon_reldir%_logfs_bench_SOURCES = %reldir%/logfs-bench.c
+%canon_reldir%_logfs_bench_CPPFLAGS = $(LOGFS_CPPFLAGS)
+%canon_reldir%_logfs_bench_CFLAGS = $(LOGFS_CFLAGS)
+%canon_reldir%_logfs_bench_LDADD = $(LOGFS_LIB) @PMEM_LIBS@

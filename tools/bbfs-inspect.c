@@ -97,19 +97,6 @@ static void print_write(const struct logfs_record *rec, int all, int quiet, stru
     t->bytes += rec->u.write.nbytes;
 }
 
-static char *datalog_of(const char *metalog)
-{
-    size_t n = strlen(metalog);
-    char *s = malloc(n + 16);
-    if (!s)
-        return NULL;
-    strcpy(s, metalog);
-    if (n >= 8 && !strcmp(s + n - 8, ".metalog"))
-        s[n - 8] = '\0';
-    strcat(s, ".datalog");
-    return s;
-}
-
 static void print_seal(struct logfs_reader *r)
 {
     struct logfs_seal s;
@@ -202,7 +189,7 @@ static int inspect(const char *path, int summary, int all, int check_data)
            " data bytes\n",
            t.records, t.writes, t.syncs, t.setsizes, t.closes, t.syncs + t.closes, t.extents, t.groups, t.bytes);
     if (check_data) {
-        char *d = datalog_of(path);
+        char *d = logfs_datalog_path(path);
         struct stat st;
         if (!d || stat(d, &st) < 0) {
             printf("datalog %s: MISSING\n", d ? d : "?");

@@ -2,7 +2,10 @@
 ## ROMIO build fragment for the bbfs driver.  ROMIO's adio/Makefile.mk
 ## includes this file (see adio/mpich-patches/); paths are relative to ROMIO's
 ## top directory, where tools/build-mpich.sh links this project as ./bbfs.
+## The logfs sources come from their one list, logfs/sources.mk.
 ##
+
+include $(top_srcdir)/bbfs/logfs/sources.mk
 
 if BUILD_AD_BBFS
 
@@ -27,21 +30,9 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_write.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \
-    bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c       \
-    bbfs/logfs/errors.c                         \
-    bbfs/logfs/fsutil.c                         \
-    bbfs/logfs/crc32c.c                         \
-    bbfs/logfs/extents.c                        \
-    bbfs/logfs/rangemap.c                       \
-    bbfs/logfs/index.c                          \
-    bbfs/logfs/datalog.c                        \
-    bbfs/logfs/writer.c                         \
-    bbfs/logfs/reader.c                         \
-    bbfs/logfs/seal.c                           \
-    bbfs/logfs/datalog_reader.c                 \
-    bbfs/logfs/planner.c                        \
-    bbfs/logfs/manifest.c                       \
-    bbfs/logfs/sessions.c                       \
-    bbfs/logfs/fault.c
+    bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c
+
+noinst_HEADERS += $(LOGFS_HDRS)
+romio_other_sources += $(LOGFS_SRCS)
 
 endif BUILD_AD_BBFS
