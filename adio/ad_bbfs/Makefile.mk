@@ -19,7 +19,6 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_open.c            \
     bbfs/adio/ad_bbfs/ad_bbfs_close.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_io.c              \
-    bbfs/adio/ad_bbfs/ad_bbfs_iio.c             \
     bbfs/adio/ad_bbfs/ad_bbfs_fcntl.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_delete.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_features.c       \
@@ -27,6 +26,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_pending.c        \
     bbfs/adio/ad_bbfs/ad_bbfs_manifest.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_log.c            \
+    bbfs/adio/ad_bbfs/ad_bbfs_order.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_write.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \

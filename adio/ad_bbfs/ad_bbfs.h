@@ -136,7 +136,7 @@ void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
                                  MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                  ADIO_Status * status, int *error_code);
 
-/* ad_bbfs_iio.c */
+/* ad_bbfs_io.c, nonblocking */
 void ADIOI_BBFS_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
                             int *error_code);
@@ -207,21 +207,27 @@ int ADIOI_BBFS_Pending_list(ADIO_File fd, ADIOI_BBFS_Pending * p);
 void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p);
 
 /* ad_bbfs_log.c: the logging session of one open file */
-uint64_t ADIOI_BBFS_New_file_id(const char *path);
 void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
-void ADIOI_BBFS_Log_collective(ADIO_File fd);
-void ADIOI_BBFS_Log_collective_end(ADIO_File fd);
 void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code);
-/* Before a logged write or set_size: stamp a switch from another handle. */
-void ADIOI_BBFS_Log_switch(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
 void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code);
+
+/* ad_bbfs_order.c: the order of writes around collective calls and across
+ * handles.  Every collective access calls begin before and end after. */
+void ADIOI_BBFS_Collective_begin(ADIO_File fd);
+void ADIOI_BBFS_Collective_end(ADIO_File fd);
+/* Before a logged write or set_size: stamp a switch from another handle. */
+void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_manifest.c: the manifests of the file's sessions */
 int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_remove(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf);
+/* Collective at close: each writer's sealed epochs into process 0's manifest. */
+void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed);
+/* Process 0: publish the manifest as pending and let the session go. */
+int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m);
 int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
                              struct logfs_error *le);
@@ -312,6 +318,8 @@ ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);
 uint64_t ADIOI_BBFS_Clock(void);
 /* This process, in STAMP records (never 0). */
 uint64_t ADIOI_BBFS_Process_id(void);
+/* Unique enough to tell the logs of two opens of one file apart. */
+uint64_t ADIOI_BBFS_New_file_id(const char *path);
 void ADIOI_BBFS_Access_done(ADIO_File fd, int file_ptr_type, ADIO_Offset next_fp,
                             ADIO_Status * status, MPI_Datatype datatype, ADIO_Offset nbytes);
 

@@ -275,3 +275,15 @@ uint64_t ADIOI_BBFS_Process_id(void)
         id = 1;
     return id;
 }
+
+/* The path, this process and the time: two opens of one file differ. */
+uint64_t ADIOI_BBFS_New_file_id(const char *path)
+{
+    uint64_t id = 1469598103934665603ULL;
+
+    for (const char *c = path; *c; c++)
+        id = (id ^ (unsigned char) *c) * 1099511628211ULL;
+    id = (id ^ (uint64_t) getpid()) * 1099511628211ULL;
+    id ^= ADIOI_BBFS_Clock();
+    return id ? id : 1;         /* 0 means none yet */
+}

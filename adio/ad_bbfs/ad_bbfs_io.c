@@ -1,12 +1,62 @@
 /*
- * Blocking reads and writes.  While the file logs, writes go to the logs and
- * reads merge logs and canonical file (ad_bbfs_write.c, ad_bbfs_read.c).
- * Otherwise (read-only open, atomic mode) the access goes to the canonical
- * file through the lower driver, with the view and file pointer of the bbfs
- * handle (see ADIOI_BBFS_Lower_begin).
+ * Reads and writes, blocking and nonblocking, independent and collective:
+ * the twelve ADIO entry points.  While the file logs, writes go to the logs
+ * and reads merge logs and canonical file (ad_bbfs_write.c,
+ * ad_bbfs_read.c).  Otherwise (read-only open, atomic mode) the access goes
+ * to the canonical file through the lower driver, with the view and file
+ * pointer of the bbfs handle (see ADIOI_BBFS_Lower_begin).
+ *
+ * Appending to a log is a memory copy most of the time, so a logged
+ * nonblocking access is done at once and returns a completed request;
+ * otherwise the lower driver makes the request, and completion goes through
+ * ROMIO's generic request functions, which do not depend on the driver.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+
+/* The lower driver's call, made with this handle's view and file pointer. */
+#define LOWER(fd, call) do {                            \
+        ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);      \
+        call;                                           \
+        ADIOI_BBFS_Lower_end(fd);                       \
+    } while (0)
+
+enum { READ, WRITE };
+
+/* Done through the logs: 1; the lower driver's to do: 0.  (buf is the
+ * caller's own, writable for reads.) */
+static int logged(ADIO_File fd, int dir, const void *buf, int count, MPI_Datatype datatype,
+                  int file_ptr_type, ADIO_Offset offset, int contig, ADIO_Status * status,
+                  int *error_code)
+{
+    if (dir == WRITE && ADIOI_BBFS_Logging(fd))
+        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, contig, status,
+                             error_code);
+    else if (dir == READ && ADIOI_BBFS_Reads_logs(fd))
+        ADIOI_BBFS_Log_read(fd, (void *) buf, count, datatype, file_ptr_type, offset, contig,
+                            status, error_code);
+    else
+        return 0;
+    return 1;
+}
+
+/* A nonblocking access done through the logs: a completed request for the
+ * bytes moved (a read at the end of the file moves fewer than asked). */
+static int ilogged(ADIO_File fd, int dir, const void *buf, int count, MPI_Datatype datatype,
+                   int file_ptr_type, ADIO_Offset offset, int contig, ADIO_Request * request,
+                   int *error_code)
+{
+    ADIO_Status st;
+    MPI_Count bytes = 0;
+
+    if (!logged(fd, dir, buf, count, datatype, file_ptr_type, offset, contig, &st, error_code))
+        return 0;
+    if (*error_code == MPI_SUCCESS) {
+        MPI_Get_elements_x(&st, MPI_BYTE, &bytes);
+        MPIO_Completed_request_create(&fd, (MPI_Offset) bytes, error_code, request);
+    }
+    return 1;
+}
 
 /* A logged collective access needs no communication, but ROMIO's ordered
  * (shared file pointer) calls and seek_shared rely on the collective I/O
@@ -23,94 +73,118 @@ void ADIOI_BBFS_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype data
                            int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                            int *error_code)
 {
-    if (ADIOI_BBFS_Reads_logs(fd)) {
-        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 1, status,
-                            error_code);
-        return;
-    }
-
-    ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-    ADIO_ReadContig(lo, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    ADIOI_BBFS_Lower_end(fd);
+    if (!logged(fd, READ, buf, count, datatype, file_ptr_type, offset, 1, status, error_code))
+        LOWER(fd, ADIO_ReadContig(lo, buf, count, datatype,
+                                  file_ptr_type, offset, status, error_code));
 }
 
 void ADIOI_BBFS_WriteContig(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
                             int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                             int *error_code)
 {
-    if (ADIOI_BBFS_Logging(fd)) {
-        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 1, status,
-                             error_code);
-        return;
-    }
-
-    ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-    ADIO_WriteContig(lo, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    ADIOI_BBFS_Lower_end(fd);
+    if (!logged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 1, status, error_code))
+        LOWER(fd, ADIO_WriteContig(lo, buf, count, datatype,
+                                   file_ptr_type, offset, status, error_code));
 }
 
 void ADIOI_BBFS_ReadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                             int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                             int *error_code)
 {
-    if (ADIOI_BBFS_Reads_logs(fd)) {
-        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
-                            error_code);
-        return;
-    }
-
-    ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-    ADIO_ReadStrided(lo, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    ADIOI_BBFS_Lower_end(fd);
+    if (!logged(fd, READ, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
+        LOWER(fd, ADIO_ReadStrided(lo, buf, count, datatype,
+                                   file_ptr_type, offset, status, error_code));
 }
 
 void ADIOI_BBFS_WriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
                              int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                              int *error_code)
 {
-    if (ADIOI_BBFS_Logging(fd)) {
-        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
-                             error_code);
-        return;
-    }
-
-    ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-    ADIO_WriteStrided(lo, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    ADIOI_BBFS_Lower_end(fd);
+    if (!logged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
+        LOWER(fd, ADIO_WriteStrided(lo, buf, count, datatype,
+                                    file_ptr_type, offset, status, error_code));
 }
 
 void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                 int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
                                 int *error_code)
 {
-    ADIOI_BBFS_Log_collective(fd);
-    if (ADIOI_BBFS_Reads_logs(fd)) {
-        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
-                            error_code);
+    ADIOI_BBFS_Collective_begin(fd);
+    if (logged(fd, READ, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
         ordered_sync(fd);
-    } else {
-        ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-        ADIO_ReadStridedColl(lo, buf, count, datatype, file_ptr_type, offset, status,
-                             error_code);
-        ADIOI_BBFS_Lower_end(fd);
-    }
-    ADIOI_BBFS_Log_collective_end(fd);
+    else
+        LOWER(fd, ADIO_ReadStridedColl(lo, buf, count, datatype,
+                                       file_ptr_type, offset, status, error_code));
+    ADIOI_BBFS_Collective_end(fd);
 }
 
 void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
                                  MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
                                  ADIO_Status * status, int *error_code)
 {
-    ADIOI_BBFS_Log_collective(fd);
-    if (ADIOI_BBFS_Logging(fd)) {
-        ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
-                             error_code);
+    ADIOI_BBFS_Collective_begin(fd);
+    if (logged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
         ordered_sync(fd);
-    } else {
-        ADIO_File lo = ADIOI_BBFS_Lower_begin(fd);
-        ADIO_WriteStridedColl(lo, buf, count, datatype, file_ptr_type, offset, status,
-                              error_code);
-        ADIOI_BBFS_Lower_end(fd);
-    }
-    ADIOI_BBFS_Log_collective_end(fd);
+    else
+        LOWER(fd, ADIO_WriteStridedColl(lo, buf, count, datatype,
+                                        file_ptr_type, offset, status, error_code));
+    ADIOI_BBFS_Collective_end(fd);
+}
+
+void ADIOI_BBFS_IreadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                            int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                            int *error_code)
+{
+    if (!ilogged(fd, READ, buf, count, datatype, file_ptr_type, offset, 1, request, error_code))
+        LOWER(fd, ADIO_IreadContig(lo, buf, count, datatype,
+                                   file_ptr_type, offset, request, error_code));
+}
+
+void ADIOI_BBFS_IwriteContig(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                             int *error_code)
+{
+    if (!ilogged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 1, request, error_code))
+        LOWER(fd, ADIO_IwriteContig(lo, buf, count, datatype,
+                                    file_ptr_type, offset, request, error_code));
+}
+
+void ADIOI_BBFS_IreadStrided(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                             int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                             int *error_code)
+{
+    if (!ilogged(fd, READ, buf, count, datatype, file_ptr_type, offset, 0, request, error_code))
+        LOWER(fd, ADIO_IreadStrided(lo, buf, count, datatype,
+                                    file_ptr_type, offset, request, error_code));
+}
+
+void ADIOI_BBFS_IwriteStrided(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
+                              int file_ptr_type, ADIO_Offset offset, ADIO_Request * request,
+                              int *error_code)
+{
+    if (!ilogged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, request, error_code))
+        LOWER(fd, ADIO_IwriteStrided(lo, buf, count, datatype,
+                                     file_ptr_type, offset, request, error_code));
+}
+
+void ADIOI_BBFS_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
+                                 int file_ptr_type, ADIO_Offset offset,
+                                 ADIO_Request * request, int *error_code)
+{
+    ADIOI_BBFS_Collective_begin(fd);
+    if (!ilogged(fd, READ, buf, count, datatype, file_ptr_type, offset, 0, request, error_code))
+        LOWER(fd, ADIO_IreadStridedColl(lo, buf, count, datatype,
+                                        file_ptr_type, offset, request, error_code));
+    ADIOI_BBFS_Collective_end(fd);
+}
+
+void ADIOI_BBFS_IwriteStridedColl(ADIO_File fd, const void *buf, int count,
+                                  MPI_Datatype datatype, int file_ptr_type, ADIO_Offset offset,
+                                  ADIO_Request * request, int *error_code)
+{
+    ADIOI_BBFS_Collective_begin(fd);
+    if (!ilogged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, request, error_code))
+        LOWER(fd, ADIO_IwriteStridedColl(lo, buf, count, datatype,
+                                         file_ptr_type, offset, request, error_code));
+    ADIOI_BBFS_Collective_end(fd);
 }

@@ -20,22 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 /* ---- this job's logs -------------------------------------------------- */
-
-/* Unique enough to tell the logs of two opens of one file apart. */
-uint64_t ADIOI_BBFS_New_file_id(const char *path)
-{
-    struct timeval tv;
-    uint64_t id = 1469598103934665603ULL;
-
-    gettimeofday(&tv, NULL);
-    for (const char *c = path; *c; c++)
-        id = (id ^ (unsigned char) *c) * 1099511628211ULL;
-    return id ^ ((uint64_t) tv.tv_sec << 20) ^ (uint64_t) tv.tv_usec ^ ((uint64_t) getpid() << 40);
-}
 
 static void free_metalogs(ADIOI_BBFS_File * bf)
 {
@@ -146,37 +133,6 @@ static void log_start(ADIO_File fd, int *error_code)
     }
 }
 
-/* A close that leaves the logs pending tells the manifest how many epochs
- * each writer sealed, so that a replay notices a log that lost some
- * (ADIOI_BBFS_Replay): process 0 gathers the counts first. */
-static void gather_epochs(ADIO_File fd, uint64_t sealed)
-{
-    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    uint64_t *all = NULL;
-    int rank;
-
-    MPI_Comm_rank(fd->comm, &rank);
-    if (rank == 0)
-        all = ADIOI_Malloc(sizeof(uint64_t) * bf->nwriters);
-    MPI_Gather(&sealed, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, fd->comm);
-    if (rank == 0) {
-        for (int r = 0; r < bf->nwriters; r++)
-            bf->manifest->w[r].epochs = all[r];
-        ADIOI_Free(all);
-    }
-}
-
-/* Process 0: the session becomes pending, its manifest with the epochs. */
-static int leave_pending(ADIOI_BBFS_File * bf)
-{
-    int lk = logfs_sessions_lock(bf->canonical), err = ADIOI_BBFS_Manifest_publish(bf);
-
-    ADIOI_BBFS_Manifest_release(bf);
-    logfs_sessions_unlock(lk);
-    return err;
-}
-
-
 /* How log_finish ends the logs. */
 enum finish {
     FINISH_DEFER,               /* leave them pending */
@@ -212,7 +168,7 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
             sealed = 0;
         }
     }
-    gather_epochs(fd, sealed);
+    ADIOI_BBFS_Manifest_epochs(fd, sealed);
     logfs_fault("close-logs-closed");   /* (kill only) sealed, not yet replayed */
     /* A replay needs every log closed (and every process to know it); a
      * deferred close only reports its own outcome, and rank 0's manifest. */
@@ -227,12 +183,12 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         else if (err != MPI_SUCCESS) {
             replay = 0;
             if (rank == 0)
-                leave_pending(bf);
+                ADIOI_BBFS_Manifest_leave_pending(bf);
         }
         *error_code = err;
     } else {
         if (rank == 0) {
-            int m_err = leave_pending(bf);
+            int m_err = ADIOI_BBFS_Manifest_leave_pending(bf);
             if (err == MPI_SUCCESS)
                 err = m_err;
         }
@@ -288,65 +244,6 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
     bf->others_live = 1;
 }
 
-/* Every process enters the same collective calls in the same order, so
- * counting their boundaries orders the writes around each call on every
- * process: writes before call k, in it, and after it have the counts
- * 2k-2, 2k-1 and 2k.  HDF5 writes a chunk's fill values in one
- * write_at_all and its data in the next, or with independent writes after
- * the call and a barrier; ROMIO over a POSIX file applies them in that
- * order, and the later ones win here too. */
-static void order_boundary(ADIOI_BBFS_File * bf)
-{
-    bf->boundaries++;
-    if (bf->writer)
-        /* cannot fail: outside a write call, and the count only grows */
-        logfs_writer_order(bf->writer, bf->boundaries, NULL);
-}
-
-void ADIOI_BBFS_Log_collective_end(ADIO_File fd)
-{
-    order_boundary(ADIOI_BBFS_Private(fd));
-}
-
-void ADIOI_BBFS_Log_collective(ADIO_File fd)
-{
-    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-
-    order_boundary(bf);
-    if (bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_COLLECTIVE)
-        return;
-    /* The collective model: what every process wrote before this call is
-     * visible to reads in and after it.  Each flushes its log, and no one
-     * goes on before all have (a flush that fails shows at the next sync
-     * or close, which write the same records again). */
-    if (bf->writer)
-        logfs_writer_flush(bf->writer, NULL);
-    MPI_Barrier(fd->comm);
-    bf->remote_stale = 1;
-    bf->others_live = 1;
-}
-
-/* The handle of this process that logged last (compared, never used). */
-static const ADIOI_BBFS_File *last_handle;
-
-void ADIOI_BBFS_Log_switch(ADIOI_BBFS_File * bf)
-{
-    if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX) {
-        /* Every write in time order, as a POSIX file system keeps them:
-         * HDF5 writes the same bytes from two processes with only a
-         * barrier between (a chunk's fill, then its data; metadata). */
-        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
-    } else if (last_handle != bf) {
-        /* Another handle wrote last: this process's writes through two
-         * handles of a file keep their program order when their sessions
-         * are replayed together (PnetCDF writes the header through its
-         * collective handle, the data through its MPI_COMM_SELF one).  Any
-         * switch stamps, so that A, then another file, then B still does. */
-        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
-    }
-    last_handle = bf;
-}
-
 /* MPI_File_set_size that grows the file (ADIOI_BBFS_Resize decides). */
 void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code)
 {
@@ -355,7 +252,7 @@ void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code)
     struct logfs_error le;
     int rc;
 
-    ADIOI_BBFS_Log_switch(bf);
+    ADIOI_BBFS_Order_switch(bf);
     rc = logfs_writer_set_size(bf->writer, (uint64_t) size, &le);
 
     if (rc == LOGFS_OK && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX)

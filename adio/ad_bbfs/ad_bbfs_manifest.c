@@ -54,6 +54,36 @@ void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf)
     logfs_session_release(&bf->session);
 }
 
+/* A close that leaves the logs pending tells the manifest how many epochs
+ * each writer sealed, so that a replay notices a log that lost some
+ * (ADIOI_BBFS_Replay): process 0 gathers the counts.  Collective. */
+void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    uint64_t *all = NULL;
+    int rank;
+
+    MPI_Comm_rank(fd->comm, &rank);
+    if (rank == 0)
+        all = ADIOI_Malloc(sizeof(uint64_t) * bf->nwriters);
+    MPI_Gather(&sealed, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, fd->comm);
+    if (rank == 0) {
+        for (int r = 0; r < bf->nwriters; r++)
+            bf->manifest->w[r].epochs = all[r];
+        ADIOI_Free(all);
+    }
+}
+
+/* Process 0: the session becomes pending, its manifest with the epochs. */
+int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf)
+{
+    int lk = logfs_sessions_lock(bf->canonical), err = ADIOI_BBFS_Manifest_publish(bf);
+
+    ADIOI_BBFS_Manifest_release(bf);
+    logfs_sessions_unlock(lk);
+    return err;
+}
+
 /* Remove the logs this host holds (files already gone are fine). */
 void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m)
 {

@@ -53,7 +53,7 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
         ww.data = packed;
     }
 
-    ADIOI_BBFS_Log_switch(bf);
+    ADIOI_BBFS_Order_switch(bf);
     rc = logfs_writer_begin_write(bf->writer, &ww.le);
     if (rc == LOGFS_OK) {
         if (contig_call) {

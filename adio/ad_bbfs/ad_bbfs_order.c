@@ -1,0 +1,69 @@
+/*
+ * The order of writes that the logs keep beyond their epochs: around
+ * collective calls (a count of their boundaries), in time under posix
+ * consistency, and across this process's handles of a file (a STAMP at
+ * every switch).  The replay planner applies it (logfs/planner.c).  The
+ * collective model's visibility at each collective call is here too.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../logfs/writer.h"
+
+/* Every process enters the same collective calls in the same order, so
+ * counting their boundaries orders the writes around each call on every
+ * process: writes before call k, in it, and after it have the counts
+ * 2k-2, 2k-1 and 2k.  HDF5 writes a chunk's fill values in one
+ * write_at_all and its data in the next, or with independent writes after
+ * the call and a barrier; ROMIO over a POSIX file applies them in that
+ * order, and the later ones win here too. */
+static void order_boundary(ADIOI_BBFS_File * bf)
+{
+    bf->boundaries++;
+    if (bf->writer)
+        /* cannot fail: outside a write call, and the count only grows */
+        logfs_writer_order(bf->writer, bf->boundaries, NULL);
+}
+
+void ADIOI_BBFS_Collective_end(ADIO_File fd)
+{
+    order_boundary(ADIOI_BBFS_Private(fd));
+}
+
+void ADIOI_BBFS_Collective_begin(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    order_boundary(bf);
+    if (bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_COLLECTIVE)
+        return;
+    /* The collective model: what every process wrote before this call is
+     * visible to reads in and after it.  Each flushes its log, and no one
+     * goes on before all have (a flush that fails shows at the next sync
+     * or close, which write the same records again). */
+    if (bf->writer)
+        logfs_writer_flush(bf->writer, NULL);
+    MPI_Barrier(fd->comm);
+    bf->remote_stale = 1;
+    bf->others_live = 1;
+}
+
+/* The handle of this process that logged last (compared, never used). */
+static const ADIOI_BBFS_File *last_handle;
+
+void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf)
+{
+    if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX) {
+        /* Every write in time order, as a POSIX file system keeps them:
+         * HDF5 writes the same bytes from two processes with only a
+         * barrier between (a chunk's fill, then its data; metadata). */
+        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
+    } else if (last_handle != bf) {
+        /* Another handle wrote last: this process's writes through two
+         * handles of a file keep their program order when their sessions
+         * are replayed together (PnetCDF writes the header through its
+         * collective handle, the data through its MPI_COMM_SELF one).  Any
+         * switch stamps, so that A, then another file, then B still does. */
+        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
+    }
+    last_handle = bf;
+}
