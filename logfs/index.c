@@ -1,17 +1,48 @@
 /* Local read-your-writes index on the shared range map. */
 #include "index.h"
 
-#include "extents.h"
+#include <stdlib.h>
+#include <string.h>
 
-int logfs_index_init(struct logfs_index *ix)
+#include "rangemap.h"
+
+/* Queued groups enter the map once there are this many. */
+#define QUEUE_MAX ((size_t)1 << 18)
+
+/* One queued group, or (count == 0) a set_size cut at its offset. */
+struct queued {
+    struct logfs_group g;
+    uint64_t dlog;
+    uint64_t epoch;
+};
+
+struct logfs_index {
+    struct logfs_rangemap *map;
+    struct queued *q;
+    size_t nq, capq;
+};
+
+int logfs_index_create(struct logfs_index **out)
 {
-    return logfs_rangemap_create(&ix->map);
+    struct logfs_index *ix = calloc(1, sizeof *ix);
+    *out = NULL;
+    if (!ix)
+        return LOGFS_ENOMEM;
+    if (logfs_rangemap_create(&ix->map)) {
+        free(ix);
+        return LOGFS_ENOMEM;
+    }
+    *out = ix;
+    return LOGFS_OK;
 }
 
-void logfs_index_fini(struct logfs_index *ix)
+void logfs_index_destroy(struct logfs_index *ix)
 {
+    if (!ix)
+        return;
     logfs_rangemap_destroy(ix->map);
-    ix->map = NULL;
+    free(ix->q);
+    free(ix);
 }
 
 int logfs_index_add(struct logfs_index *ix, uint64_t off, uint64_t len, uint64_t epoch,
@@ -26,6 +57,54 @@ int logfs_index_cut(struct logfs_index *ix, uint64_t size, uint64_t epoch)
         return LOGFS_OK;
     /* Position 0 for every cut range: contiguous cuts of one epoch merge. */
     return logfs_rangemap_insert(ix->map, size, LOGFS_MAX_FILE_END, -(int32_t)epoch - 1, 0);
+}
+
+int logfs_index_group(struct logfs_index *ix, const struct logfs_group *g, uint64_t dlog,
+                      uint64_t epoch)
+{
+    if (g->count == 0)
+        return logfs_index_cut(ix, g->offset, epoch);
+    if (g->count == 1 || g->stride == (int64_t)g->blocklen)
+        return logfs_index_add(ix, g->offset, g->count * g->blocklen, epoch, dlog);
+    for (uint64_t i = 0; i < g->count; i++, dlog += g->blocklen) {
+        int rc = logfs_index_add(ix, logfs_group_block(g, i), g->blocklen, epoch, dlog);
+        if (rc)
+            return rc;
+    }
+    return LOGFS_OK;
+}
+
+int logfs_index_queue(struct logfs_index *ix, const struct logfs_group *g, uint64_t dlog,
+                      uint64_t epoch)
+{
+    if (ix->nq >= QUEUE_MAX && logfs_index_catch_up(ix))
+        return LOGFS_ENOMEM;
+    if (ix->nq == ix->capq) {
+        size_t cap = ix->capq ? ix->capq * 2 : 64;
+        struct queued *q = realloc(ix->q, cap * sizeof *q);
+        if (!q)
+            return LOGFS_ENOMEM;
+        ix->q = q;
+        ix->capq = cap;
+    }
+    ix->q[ix->nq++] = (struct queued){*g, dlog, epoch};
+    return LOGFS_OK;
+}
+
+int logfs_index_catch_up(struct logfs_index *ix)
+{
+    size_t i;
+    int rc = LOGFS_OK;
+    for (i = 0; i < ix->nq && !rc; i++)
+        rc = logfs_index_group(ix, &ix->q[i].g, ix->q[i].dlog, ix->q[i].epoch);
+    if (rc) {
+        i--; /* a failed insert leaves the map unchanged: keep it queued */
+        memmove(ix->q, ix->q + i, (ix->nq - i) * sizeof *ix->q);
+        ix->nq -= i;
+        return rc;
+    }
+    ix->nq = 0;
+    return LOGFS_OK;
 }
 
 struct lookup_ctx {

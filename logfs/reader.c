@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "coding.h"
-#include "crc32c.h"
+#include "frame.h"
 #include "format.h"
 #include "internal.h"
 #include "seal.h"
@@ -150,8 +150,7 @@ static int frame(struct logfs_reader *r, int *type, const uint8_t **payload, uin
     }
     if ((rc = fetch(r, r->pos, LOGFS_REC_HEADER_LEN, &h, err)))
         return rc;
-    uint32_t crc = logfs_crc32c_unmask(logfs_get32(h));
-    uint32_t n = logfs_get32(h + 4);
+    uint32_t n = logfs_frame_len(h);
     uint8_t t = h[8];
     if (n > LOGFS_MAX_PAYLOAD)
         return corrupt(r, r->pos, "record length beyond the format's limit", err);
@@ -171,7 +170,7 @@ static int frame(struct logfs_reader *r, int *type, const uint8_t **payload, uin
     }
     if ((rc = fetch(r, r->pos, LOGFS_REC_HEADER_LEN + (size_t)n, &h, err)))
         return rc;
-    if (logfs_crc32c(h + 8, 1 + (size_t)n) != crc)
+    if (!logfs_frame_intact(h, n))
         return corrupt(r, r->pos, "checksum mismatch", err);
     *type = t;
     *payload = h + LOGFS_REC_HEADER_LEN;

@@ -1,17 +1,18 @@
 # The logfs sources: the one list that every build of them uses.  Included
-# by logfs/local.mk (the library, its sanitizer and fuzz builds) and by the
-# driver's ROMIO fragment adio/ad_bbfs/Makefile.mk (inside libmpi), so
-# %reldir% is logfs there and bbfs/logfs here.
+# by logfs/local.mk (the library, its sanitizer and fuzz builds; %reldir%
+# is logfs) and by the driver's ROMIO fragment adio/ad_bbfs/Makefile.mk
+# (inside libmpi; %reldir% is bbfs/logfs).
 LOGFS_HDRS = \
 	%reldir%/logfs.h %reldir%/format.h %reldir%/coding.h %reldir%/internal.h \
 	%reldir%/errors.h %reldir%/crc32c.h %reldir%/extents.h %reldir%/rangemap.h \
 	%reldir%/index.h %reldir%/datalog.h %reldir%/writer.h %reldir%/reader.h \
 	%reldir%/seal.h %reldir%/planner.h %reldir%/plan_internal.h %reldir%/manifest.h \
-	%reldir%/sessions.h %reldir%/fault.h
+	%reldir%/sessions.h %reldir%/fault.h %reldir%/frame.h
 LOGFS_SRCS = \
 	%reldir%/errors.c \
 	%reldir%/fsutil.c \
 	%reldir%/crc32c.c \
+	%reldir%/frame.c \
 	%reldir%/extents.c \
 	%reldir%/rangemap.c \
 	%reldir%/index.c \

@@ -17,17 +17,14 @@
 #include <unistd.h>
 
 #include "coding.h"
-#include "crc32c.h"
 #include "datalog.h"
 #include "fault.h"
 #include "extents.h"
 #include "format.h"
+#include "frame.h"
 #include "index.h"
 #include "internal.h"
 #include "seal.h"
-
-/* Queued index updates enter the index once there are this many. */
-#define PEND_MAX ((size_t)1 << 18)
 
 /* Queued metalog records are written out once they exceed this. */
 #define META_FLUSH_AT ((size_t)64 << 10)
@@ -63,19 +60,7 @@ struct logfs_writer {
     uint64_t rec_dlog, rec_nbytes;
     uint64_t next_dlog;  /* datalog offset of the first byte no group covers yet */
 
-    int track;
-    struct logfs_index ix;
-    /* Read-your-writes is lazy: groups (and set_size cuts) queue here in
-     * call order and enter the index at the next lookup. */
-    struct pend *pend;
-    size_t npend, cappend;
-};
-
-/* One queued index update: a group of blocks, or (count == 0) a set_size cut at offset. */
-struct pend {
-    struct logfs_group g;
-    uint64_t dlog;
-    uint64_t epoch;
+    struct logfs_index *ix; /* read-your-writes (NULL: not tracked) */
 };
 
 void logfs_writer_opts_init(struct logfs_writer_opts *o)
@@ -104,23 +89,10 @@ static int mreserve(struct logfs_writer *w, size_t more, struct logfs_error *err
 static int queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
                         const uint8_t *b, size_t blen, struct logfs_error *err)
 {
-    uint8_t t = (uint8_t)type;
-    uint32_t crc;
-    uint8_t *p;
     int rc = mreserve(w, LOGFS_REC_HEADER_LEN + alen + blen, err);
     if (rc)
         return rc;
-    crc = logfs_crc32c_extend(0, &t, 1);
-    crc = logfs_crc32c_extend(crc, a, alen);
-    crc = logfs_crc32c_extend(crc, b, blen);
-    p = w->mbuf + w->mfill;
-    logfs_put32(p, logfs_crc32c_mask(crc));
-    logfs_put32(p + 4, (uint32_t)(alen + blen));
-    p[8] = t;
-    memcpy(p + LOGFS_REC_HEADER_LEN, a, alen);
-    if (blen)
-        memcpy(p + LOGFS_REC_HEADER_LEN + alen, b, blen);
-    w->mfill += LOGFS_REC_HEADER_LEN + alen + blen;
+    w->mfill += logfs_frame_put(w->mbuf + w->mfill, type, a, alen, b, blen);
     return LOGFS_OK;
 }
 
@@ -200,12 +172,11 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
     w->nwriters = o->nwriters;
     w->durable = o->durable;
     w->max_meta = o->max_metalog_bytes;
-    w->track = o->track_index;
     w->mpath = logfs_path_join(o->dir, o->name, "metalog");
     dpath = logfs_path_join(o->dir, o->name, "datalog");
     w->spath = logfs_path_join(o->dir, o->name, "sealed");
     w->rbuf = malloc(LOGFS_WRITE_RECORD_SOFT_MAX + LOGFS_GROUP_MAX_LEN);
-    if (!w->mpath || !dpath || !w->spath || !w->rbuf || (w->track && logfs_index_init(&w->ix))) {
+    if (!w->mpath || !dpath || !w->spath || !w->rbuf || (o->track_index && logfs_index_create(&w->ix))) {
         rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a log writer");
         goto fail;
     }
@@ -306,33 +277,18 @@ static int finish_record(struct logfs_writer *w, struct logfs_error *err)
     return rc;
 }
 
-static int catch_up(struct logfs_writer *w);
-
-static int queue_pend(struct logfs_writer *w, const struct logfs_group *g, uint64_t dlog,
-                      struct logfs_error *err)
+static int queue_index(struct logfs_writer *w, const struct logfs_group *g, uint64_t dlog,
+                       struct logfs_error *err)
 {
-    if (!w->track)
-        return LOGFS_OK;
-    /* Bounded: a writer that never looks up but rewrites the same bytes
-     * over and over keeps an index of what survives, not every write. */
-    if (w->npend >= PEND_MAX && catch_up(w))
+    if (w->ix && logfs_index_queue(w->ix, g, dlog, w->epoch))
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
-    if (w->npend == w->cappend) {
-        size_t cap = w->cappend ? w->cappend * 2 : 64;
-        struct pend *q = realloc(w->pend, cap * sizeof *q);
-        if (!q)
-            return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
-        w->pend = q;
-        w->cappend = cap;
-    }
-    w->pend[w->npend++] = (struct pend){*g, dlog, w->epoch};
     return LOGFS_OK;
 }
 
 static int emit_group(struct logfs_writer *w, const struct logfs_group *g, struct logfs_error *err)
 {
     uint64_t bytes = g->count * g->blocklen;
-    int rc = queue_pend(w, g, w->next_dlog, err);
+    int rc = queue_index(w, g, w->next_dlog, err);
     if (rc)
         return rc;
     if (w->rfill == 0)
@@ -554,7 +510,7 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
     if (size > LOGFS_MAX_FILE_END)
         return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "set_size beyond 2^63");
     struct logfs_group cut = {size, 0, 0, 0};
-    if ((rc = queue_pend(w, &cut, 0, err)))
+    if ((rc = queue_index(w, &cut, 0, err)))
         return rc;
     if ((rc = marks_before_record(w, err)))
         return rc;
@@ -620,9 +576,7 @@ void logfs_writer_abandon(struct logfs_writer *w)
         close(w->mfd);
     if (w->sfd >= 0)
         close(w->sfd);
-    if (w->track)
-        logfs_index_fini(&w->ix);
-    free(w->pend);
+    logfs_index_destroy(w->ix);
     free(w->mbuf);
     free(w->rbuf);
     free(w->mpath);
@@ -665,60 +619,31 @@ uint64_t logfs_writer_sealed_length(const struct logfs_writer *w)
     return w->sealed;
 }
 
-static int index_group(struct logfs_index *ix, const struct logfs_group *g, uint64_t dlog,
-                       uint64_t epoch)
+/* The index with everything logged so far: queued groups, and inside a
+ * write call the group and run still being built (entered again when
+ * they are queued later, which gives the same result). */
+static int catch_up(const struct logfs_writer *w)
 {
-    if (g->count == 0)
-        return logfs_index_cut(ix, g->offset, epoch);
-    if (g->count == 1 || g->stride == (int64_t)g->blocklen)
-        return logfs_index_add(ix, g->offset, g->count * g->blocklen, epoch, dlog);
-    for (uint64_t i = 0; i < g->count; i++, dlog += g->blocklen) {
-        int rc = logfs_index_add(ix, logfs_group_block(g, i), g->blocklen, epoch, dlog);
-        if (rc)
-            return rc;
-    }
-    return LOGFS_OK;
-}
-
-/* Bring the index up to date: queued groups in order, and, inside a write
- * call, the group and run still being built (re-applied when they are
- * queued later, which gives the same result). */
-static int catch_up(struct logfs_writer *w)
-{
-    size_t i;
-    int rc = LOGFS_OK;
-    for (i = 0; i < w->npend && !rc; i++)
-        rc = index_group(&w->ix, &w->pend[i].g, w->pend[i].dlog, w->pend[i].epoch);
-    if (rc) {
-        i--; /* a failed insert leaves the map unchanged: keep it queued */
-        memmove(w->pend, w->pend + i, (w->npend - i) * sizeof *w->pend);
-        w->npend -= i;
-        return rc;
-    }
-    w->npend = 0;
-    if (w->in_call) {
-        if (w->gr.g.count && (rc = index_group(&w->ix, &w->gr.g, w->next_dlog, w->epoch)))
-            return rc;
-        if (w->run_len && (rc = logfs_index_add(&w->ix, w->run_off, w->run_len, w->epoch, w->run_dlog)))
-            return rc;
-    }
-    return LOGFS_OK;
+    int rc = logfs_index_catch_up(w->ix);
+    if (rc == LOGFS_OK && w->in_call && w->gr.g.count)
+        rc = logfs_index_group(w->ix, &w->gr.g, w->next_dlog, w->epoch);
+    if (rc == LOGFS_OK && w->in_call && w->run_len)
+        rc = logfs_index_add(w->ix, w->run_off, w->run_len, w->epoch, w->run_dlog);
+    return rc;
 }
 
 int logfs_writer_lookup(const struct logfs_writer *w, uint64_t off, uint64_t len,
                         uint64_t min_epoch, logfs_piece_fn fn, void *arg)
 {
-    if (!w->track)
+    if (!w->ix)
         return LOGFS_ESTATE;
-    /* The index is a cache of the writer's own groups: filling it does not
-     * change what the writer logged, hence the const interface. */
-    if ((w->npend || w->in_call) && catch_up((struct logfs_writer *)w))
+    if (catch_up(w))
         return LOGFS_ENOMEM;
     if (off >= LOGFS_MAX_FILE_END)
         return LOGFS_ERANGE;
     if (len > LOGFS_MAX_FILE_END - off)
         len = LOGFS_MAX_FILE_END - off;
-    return logfs_index_lookup(&w->ix, off, len, min_epoch, fn, arg);
+    return logfs_index_lookup(w->ix, off, len, min_epoch, fn, arg);
 }
 
 int logfs_writer_read_data(struct logfs_writer *w, uint64_t dlog_off, void *buf, size_t len,
