@@ -9,13 +9,13 @@ include $(top_srcdir)/bbfs/logfs/sources.mk
 
 if BUILD_AD_BBFS
 
-noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h bbfs/adio/ad_bbfs/ad_bbfs_hint_values.h
+noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h bbfs/adio/ad_bbfs/ad_bbfs_hint_table.h
 
 romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs.c                 \
     bbfs/adio/ad_bbfs/ad_bbfs_common.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_hints.c           \
-    bbfs/adio/ad_bbfs/ad_bbfs_hint_values.c     \
+    bbfs/adio/ad_bbfs/ad_bbfs_hint_table.c     \
     bbfs/adio/ad_bbfs/ad_bbfs_open.c            \
     bbfs/adio/ad_bbfs/ad_bbfs_close.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_io.c              \

@@ -11,40 +11,8 @@
 
 #include "adio.h"
 #include "../../logfs/sessions.h"
+#include "ad_bbfs_hint_table.h"
 #include <limits.h>
-
-/* bbfs_consistency: when writes are attached to / queried from the server. */
-enum ADIOI_BBFS_consistency {
-    ADIOI_BBFS_CONSISTENCY_MPIIO,
-    ADIOI_BBFS_CONSISTENCY_SESSION,
-    ADIOI_BBFS_CONSISTENCY_COMMIT,
-    ADIOI_BBFS_CONSISTENCY_POSIX,
-    ADIOI_BBFS_CONSISTENCY_COLLECTIVE   /* mpiio, and every collective call syncs */
-};
-
-/* bbfs_replay: when logs are turned into the canonical file. */
-enum ADIOI_BBFS_replay {
-    ADIOI_BBFS_REPLAY_ON_CLOSE,
-    ADIOI_BBFS_REPLAY_ON_READ_OPEN,
-    ADIOI_BBFS_REPLAY_NEVER,
-    ADIOI_BBFS_REPLAY_ON_SYNC   /* on_close, and the canonical file is brought up
-                                 * to date at every MPI_File_sync */
-};
-
-/* The hints in force for one open file (docs/hints.md documents each). */
-typedef struct ADIOI_BBFS_Hints {
-    char logdir[PATH_MAX];      /* node-local directory for datalog/metalog */
-    int consistency;            /* enum ADIOI_BBFS_consistency */
-    int replay;                 /* enum ADIOI_BBFS_replay */
-    int replay_given;           /* user chose bbfs_replay (else depends on amode) */
-    ADIO_Offset buffer_size;    /* aggregation buffer, bytes */
-    int durable;                /* fdatasync logs at sync points */
-    char server[256];           /* bbserver address; "auto" = start/find one */
-    int progress;               /* rank 0 reports replay progress on stderr */
-    int salvage;                /* replay what damaged metalogs sealed before the damage */
-    ADIO_Offset log_quota;      /* datalog bytes per process; 0 = as much as the disk holds */
-    ADIO_Offset replay_buffer;  /* file bytes per process per collective write of a replay */
-} ADIOI_BBFS_Hints;
 
 struct logfs_writer;
 struct logfs_manifest;

@@ -28,7 +28,7 @@ EXTRA_DIST += %reldir%/fuzz_manifest.c
 CLEANFILES += %reldir%/fuzz-manifest
 
 # The hint value parsers of the driver (MPI-free, so fuzzed on their own).
-LOGFS_FUZZ_HINTS_SRCS = %reldir%/fuzz_hints.c adio/ad_bbfs/ad_bbfs_hint_values.c
+LOGFS_FUZZ_HINTS_SRCS = %reldir%/fuzz_hints.c adio/ad_bbfs/ad_bbfs_hint_table.c
 LOGFS_FUZZ_HINTS_TIME = 20
 EXTRA_DIST += %reldir%/fuzz_hints.c
 
@@ -53,7 +53,8 @@ fuzz-logfs: %reldir%/fuzz-reader %reldir%/make-seeds %reldir%/fuzz-manifest %rel
 	  -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 %reldir%/mcorpus \
 	  $(srcdir)/%reldir%/regress
 	rm -rf %reldir%/hcorpus && mkdir -p %reldir%/hcorpus
-	for v in 4194304 64k 1G 9223372036854775807 8589934591g /ssd/bb /ssd/../etc posix on_close; do \
+	for v in 4194304 64k 1G 9223372036854775807 8589934591g /ssd/bb /ssd/../etc posix on_close \
+	    bbfs_replay=never bbfs_log_quota=1g bbfs_logdir=/ssd/bb bbfs_server=auto bbfs_durable=true; do \
 	  printf '%s' "$$v" > "%reldir%/hcorpus/$$(printf '%s' "$$v" | tr -c 'a-zA-Z0-9' _)"; done
 	./%reldir%/fuzz-hints -max_total_time=$(LOGFS_FUZZ_HINTS_TIME) -max_len=300 \
 	  -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 %reldir%/hcorpus

@@ -21,8 +21,13 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/bad_input_test.cc \
 	%reldir%/manifest_test.cc \
 	%reldir%/sessions_test.cc \
-	%reldir%/security_test.cc
-%canon_reldir%_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS)
+	%reldir%/security_test.cc \
+	%reldir%/hint_table_test.cc \
+	adio/ad_bbfs/ad_bbfs_hint_table.h adio/ad_bbfs/ad_bbfs_hint_table.c
+# The driver's hint table is plain C and tested here too, against docs/hints.md.
+%canon_reldir%_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS) -I$(srcdir)/adio/ad_bbfs \
+	-DBBFS_SRCDIR='"$(abs_srcdir)"'
+%canon_reldir%_logfs_unit_CFLAGS = $(LOGFS_CFLAGS)
 %canon_reldir%_logfs_unit_LDADD = $(LOGFS_LIB) @GTEST_LIBS@ @PMEM_LIBS@
 # The same tests once more with libpmem told that every mapping is pmem.
 TESTS += $(LOGFS_UNIT) %reldir%/pmem-forced.sh %reldir%/inspect-test.sh
@@ -40,7 +45,7 @@ check-logfs: $(LOGFS_UNIT) tools/bbfs-inspect tests/fuzz/make-seeds
 # stay uninstrumented); CI runs it.  The driver inside MPICH is not built
 # this way yet (docs/reliability.md, "Not covered yet").
 SAN_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-SAN_LOGFS_SRCS = $(LOGFS_SRCS)
+SAN_LOGFS_SRCS = $(LOGFS_SRCS) $(filter %.c,$(%canon_reldir%_logfs_unit_SOURCES))
 SAN_UNIT_SRCS = $(filter %.cc,$(%canon_reldir%_logfs_unit_SOURCES))
 .PHONY: check-sanitize
 tests/san/logfs-unit: $(SAN_LOGFS_SRCS) $(SAN_UNIT_SRCS) $(LOGFS_HDRS)
@@ -49,6 +54,7 @@ tests/san/logfs-unit: $(SAN_LOGFS_SRCS) $(SAN_UNIT_SRCS) $(LOGFS_HDRS)
 	cd tests/san && for f in $(SAN_LOGFS_SRCS); do \
 	  $(CC) $(SAN_FLAGS) -std=c11 -D_POSIX_C_SOURCE=200809L -c "$(abs_srcdir)/$$f" -o "$$(basename $$f .c).o" || exit 1; done
 	cd tests/san && $(CXX) $(SAN_FLAGS) -I$(abs_srcdir)/logfs -I$(abs_srcdir)/%reldir% \
+	  -I$(abs_srcdir)/adio/ad_bbfs -DBBFS_SRCDIR='"$(abs_srcdir)"' \
 	  $(addprefix $(abs_srcdir)/,$(SAN_UNIT_SRCS)) *.o -o logfs-unit @GTEST_LIBS@ @PMEM_LIBS@
 check-sanitize: tests/san/logfs-unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
