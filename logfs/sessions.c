@@ -19,6 +19,12 @@
 #include "internal.h"
 #include "manifest.h"
 
+size_t logfs_name_prefix_len(const char *name)
+{
+    const char *colon = strchr(name, ':');
+    return colon && colon > name + 1 ? (size_t)(colon - name) + 1 : 0;
+}
+
 #define LIVE_BYTE 0
 #define TEXT_BYTE 1
 #define SUFFIX ".manifest"

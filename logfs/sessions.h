@@ -39,6 +39,12 @@
 extern "C" {
 #endif
 
+/* ROMIO's rule for a driver prefix in a file name ("ufs:/a"): a colon
+ * after two or more characters (one letter before it is a drive name).
+ * @return the length of the prefix with its colon, or 0 for none.  The
+ * driver and bbfs-replay both read names by it. */
+size_t logfs_name_prefix_len(const char *name);
+
 /* "dir/.base.bbfs" for canonical file @p path.  @return 0, or -1 if @p out is too small */
 int logfs_sessions_dir(const char *path, char *out, size_t len);
 

@@ -78,6 +78,13 @@ check "--salvage says what was missing" grep -q "synced data is missing" "$work/
 rc=$(run_tool "$work/help" --help)
 check "--help exits 0" test "$rc" = 0
 check "--help explains --dry-run and --salvage" grep -q -- "--salvage" "$work/help"
+rc=$(run_tool "$work/badopt" --frobnicate "$work/data")
+check "an unknown option is a usage error (exit 2, as bbfs-inspect's)" test "$rc" = 2
+check "an unknown option shows the usage" grep -q "^usage: " "$work/badopt"
+rc=$(run_tool "$work/twofiles" "$work/data" "$work/data2")
+check "two files are a usage error" test "$rc" = 2
+rc=$(run_tool "$work/dry-short" -n "bbfs:ufs:$work/data")
+check "-n is --dry-run, and bbfs:ufs: names the same file" grep -q "^writers  4" "$work/dry-short"
 
 rc=$(run_tool "$work/dry" --dry-run "$work/data")
 check "--dry-run exits 0" test "$rc" = 0

@@ -1,7 +1,7 @@
 /*
  * bbfs-replay — turn a bbfs file's pending logs into the canonical file.
  *
- *     mpiexec -n K bbfs-replay [--dry-run] [--salvage] [--quiet] FILE
+ *     mpiexec -n K bbfs-replay [-n|--dry-run] [-s|--salvage] [-q|--quiet] FILE
  *
  * FILE is the canonical path, with or without a bbfs: prefix (bbfs:ufs:/p
  * forces the lower driver).  Any number of processes may replay, whatever
@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,35 +27,32 @@ static int rank, nprocs;
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: mpiexec -n K bbfs-replay [--dry-run] [--salvage] [--quiet] FILE\n"
+            "usage: mpiexec -n K bbfs-replay [OPTIONS] FILE\n"
             "\n"
             "Replays the pending logs of the bbfs file FILE into the canonical file,\n"
             "epoch by epoch, with K processes (any K), then removes the logs and the\n"
             "manifest.  FILE may carry a bbfs: prefix (bbfs:ufs:/path forces the lower\n"
             "driver); without one, bbfs: is assumed.\n"
             "\n"
-            "  --dry-run  print what would be replayed (writers, epochs, bytes) and stop\n"
-            "  --salvage  replay what damaged metalogs sealed before the damage, and\n"
-            "             report what could not be recovered (default: refuse)\n"
-            "  --quiet    no progress lines, only errors and the closing summary\n"
-            "  --help     this text\n"
+            "  -n, --dry-run  print what would be replayed (writers, epochs, bytes) and stop\n"
+            "  -s, --salvage  replay what damaged metalogs sealed before the damage, and\n"
+            "                 report what could not be recovered (default: refuse)\n"
+            "  -q, --quiet    no progress lines, only errors and the closing summary\n"
+            "  -h, --help     this text\n"
             "\n"
-            "Exit status: 0 replayed (or nothing pending), 1 failed, 2 bad usage,\n"
-            "3 left pending: a handle of the file is still open (its close replays them).\n");
+            "Exit status, as bbfs-inspect's: 0 replayed (or nothing pending), 1 failed\n"
+            "(the message says why), 2 bad usage; and 3 left pending: a handle of the\n"
+            "file is still open (its close replays them).\n");
 }
 
-/* "/path" of "bbfs:ufs:/path", "ufs:/path" or "/path". */
+/* "/path" of "bbfs:ufs:/path", "ufs:/path" or "/path", by the driver's
+ * prefix rule. */
 static const char *plain_path(const char *name)
 {
-    const char *p = name;
-    for (;;) {
-        const char *c = p;
-        while ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9'))
-            c++;
-        if (*c != ':' || c - p < 2)
-            return p;
-        p = c + 1;
-    }
+    size_t n;
+    while ((n = logfs_name_prefix_len(name)) > 0)
+        name += n;
+    return name;
 }
 
 struct summary {
@@ -188,34 +186,33 @@ int main(int argc, char **argv)
     int dry_run = 0, salvage = 0, quiet = 0, failed = 0;
     const char *name = NULL;
 
+    static const struct option longopts[] = {{"dry-run", no_argument, NULL, 'n'},
+                                             {"salvage", no_argument, NULL, 's'},
+                                             {"quiet", no_argument, NULL, 'q'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    int c, help = 0, bad = 0;
+
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--dry-run"))
-            dry_run = 1;
-        else if (!strcmp(argv[i], "--salvage"))
-            salvage = 1;
-        else if (!strcmp(argv[i], "--quiet"))
-            quiet = 1;
-        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            if (rank == 0)
-                usage(stdout);
-            MPI_Finalize();
-            return 0;
-        } else if (argv[i][0] == '-' || name) {
-            if (rank == 0)
-                usage(stderr);
-            MPI_Finalize();
-            return 2;
-        } else
-            name = argv[i];
+    opterr = rank == 0;         /* one complaint, not one per process */
+    while ((c = getopt_long(argc, argv, "nsqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'n': dry_run = 1; break;
+        case 's': salvage = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': help = 1; break;
+        default: bad = 1; break;
+        }
     }
-    if (!name) {
+    if (!help && !bad && optind == argc - 1)
+        name = argv[optind];
+    if (help || !name) {
         if (rank == 0)
-            usage(stderr);
+            usage(help ? stdout : stderr);
         MPI_Finalize();
-        return 2;
+        return help ? 0 : 2;
     }
 
     const char *path = plain_path(name);

@@ -84,18 +84,16 @@ int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err)
                                 "**io", "bbfs: failed on another process, %d (see its error)", first);
 }
 
-/* A driver prefix as MPI_File_open sees one ("ufs:/a"); one-letter
- * "prefixes" are not, so Windows-style drive names survive. */
+/* A driver prefix as MPI_File_open sees one ("ufs:/a"). */
 int ADIOI_BBFS_Name_has_prefix(const char *name)
 {
-    const char *colon = strchr(name, ':');
-    return colon && colon > name + 1;
+    return logfs_name_prefix_len(name) > 0;
 }
 
 /* The name without its driver prefix ("ufs:/a" -> "/a"). */
 static const char *strip_prefix(const char *name)
 {
-    return ADIOI_BBFS_Name_has_prefix(name) ? strchr(name, ':') + 1 : name;
+    return name + logfs_name_prefix_len(name);
 }
 
 /* ROMIO_FSTYPE_FORCE=bbfs: hands every file to bbfs, the zero-change way
