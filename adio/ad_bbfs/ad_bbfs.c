@@ -27,7 +27,7 @@ struct ADIOI_Fns_struct ADIO_BBFS_operations = {
     ADIOI_BBFS_IwriteStrided,   /* IwriteStrided */
     ADIOI_BBFS_Flush,           /* Flush: MPI_File_sync */
     ADIOI_BBFS_Resize,          /* Resize: MPI_File_set_size */
-    ADIOI_BBFS_Delete,          /* Delete: canonical file (and, later, its logs) */
+    ADIOI_BBFS_Delete,          /* Delete: canonical file and pending logs */
     ADIOI_BBFS_Feature,         /* Features: mostly the lower driver's */
     "BBFS: burst-buffer log layer stacked over another ROMIO driver",
     ADIOI_BBFS_IreadStridedColl,        /* IreadStridedColl */
