@@ -47,6 +47,22 @@ int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off)
     return 0;
 }
 
+void *logfs_grow(void *array, size_t *cap, size_t need, size_t elem, size_t first)
+{
+    size_t c = *cap ? *cap : first;
+    if (need <= *cap)
+        return array;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / elem)
+            return NULL;
+        c *= 2;
+    }
+    void *a = realloc(array, c * elem);
+    if (a)
+        *cap = c;
+    return a;
+}
+
 char *logfs_path_join(const char *dir, const char *name, const char *suffix)
 {
     size_t n = strlen(dir) + strlen(name) + strlen(suffix) + 3;

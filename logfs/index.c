@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "rangemap.h"
 
 /* Queued groups enter the map once there are this many. */
@@ -79,14 +80,10 @@ int logfs_index_queue(struct logfs_index *ix, const struct logfs_group *g, uint6
 {
     if (ix->nq >= QUEUE_MAX && logfs_index_catch_up(ix))
         return LOGFS_ENOMEM;
-    if (ix->nq == ix->capq) {
-        size_t cap = ix->capq ? ix->capq * 2 : 64;
-        struct queued *q = realloc(ix->q, cap * sizeof *q);
-        if (!q)
-            return LOGFS_ENOMEM;
-        ix->q = q;
-        ix->capq = cap;
-    }
+    struct queued *q = logfs_grow(ix->q, &ix->capq, ix->nq + 1, sizeof *q, 64);
+    if (!q)
+        return LOGFS_ENOMEM;
+    ix->q = q;
     ix->q[ix->nq++] = (struct queued){*g, dlog, epoch};
     return LOGFS_OK;
 }

@@ -36,6 +36,12 @@ int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off);
 int logfs_open_own(const char *path, int flags, mode_t mode, const char *what, int *fd,
                    struct logfs_error *err);
 
+/* An array of @p elem-byte elements with room for @p need of them: if
+ * *cap is smaller, the capacity doubles from @p first (or *cap) until it
+ * is not.  @return the array, moved or not, with *cap updated; or NULL
+ * when out of memory (the array and *cap unchanged). */
+void *logfs_grow(void *array, size_t *cap, size_t need, size_t elem, size_t first);
+
 /* @return malloc'ed "dir/name.suffix", or NULL when out of memory. */
 char *logfs_path_join(const char *dir, const char *name, const char *suffix);
 

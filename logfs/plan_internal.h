@@ -89,6 +89,9 @@ struct sink {
 /* planner.c: reading metalogs */
 int plan_grow_epochs(struct logfs_plan *p, uint64_t need);
 int plan_push_ops(struct op **ops, size_t *n, size_t *cap, const struct op *add, size_t k);
+/* Two resizes of one epoch as one: the smallest truncation, the largest
+ * extension. */
+void plan_merge_resize(struct logfs_resize *into, const struct logfs_resize *r);
 /* Read one session's metalogs into a new plan whose epochs still hold their
  * ops (not yet finished). */
 int plan_load_session(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,

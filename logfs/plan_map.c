@@ -85,14 +85,10 @@ static int collect_owned(void *arg, const struct logfs_range *r, int is_hole)
     struct cut_ctx *c = arg;
     if (is_hole || r->owner != c->writer)
         return 0;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 16;
-        struct logfs_range *nr = realloc(c->r, cap * sizeof *nr);
-        if (!nr)
-            return (c->rc = LOGFS_ENOMEM);
-        c->r = nr;
-        c->cap = cap;
-    }
+    struct logfs_range *nr = logfs_grow(c->r, &c->cap, c->n + 1, sizeof *nr, 16);
+    if (!nr)
+        return (c->rc = LOGFS_ENOMEM);
+    c->r = nr;
     c->r[c->n++] = *r;
     return 0;
 }

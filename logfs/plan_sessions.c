@@ -29,28 +29,20 @@ struct runs {
 
 static int push_run(struct runs *rs, const struct run *r)
 {
-    if (rs->n == rs->cap) {
-        size_t cap = rs->cap ? 2 * rs->cap : 64;
-        struct run *v = realloc(rs->r, cap * sizeof *v);
-        if (!v)
-            return LOGFS_ENOMEM;
-        rs->r = v;
-        rs->cap = cap;
-    }
+    struct run *v = logfs_grow(rs->r, &rs->cap, rs->n + 1, sizeof *v, 64);
+    if (!v)
+        return LOGFS_ENOMEM;
+    rs->r = v;
     rs->r[rs->n++] = *r;
     return LOGFS_OK;
 }
 
 static int new_group(struct runs *rs)
 {
-    if (rs->ngroups + 1 >= rs->gcap) {
-        size_t cap = rs->gcap ? 2 * rs->gcap : 64;
-        size_t *v = realloc(rs->group_first, cap * sizeof *v);
-        if (!v)
-            return LOGFS_ENOMEM;
-        rs->group_first = v;
-        rs->gcap = cap;
-    }
+    size_t *v = logfs_grow(rs->group_first, &rs->gcap, rs->ngroups + 2, sizeof *v, 64);
+    if (!v)
+        return LOGFS_ENOMEM;
+    rs->group_first = v;
     rs->group_first[rs->ngroups++] = rs->n;
     rs->group_first[rs->ngroups] = rs->n;
     return LOGFS_OK;
@@ -241,16 +233,7 @@ static int absorb(struct logfs_plan *m, struct logfs_plan *s, uint32_t base)
             ep->ops[i].writer += base;
         if ((rc = plan_push_ops(&all->ops, &all->nops, &all->capops, ep->ops, ep->nops)))
             return rc;
-        if (ep->rs.present) {
-            if (!all->rs.present) {
-                all->rs = ep->rs;
-            } else {
-                if (ep->rs.truncate_to < all->rs.truncate_to)
-                    all->rs.truncate_to = ep->rs.truncate_to;
-                if (ep->rs.extend_to > all->rs.extend_to)
-                    all->rs.extend_to = ep->rs.extend_to;
-            }
-        }
+        plan_merge_resize(&all->rs, &ep->rs);
     }
     return LOGFS_OK;
 }

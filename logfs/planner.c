@@ -35,16 +35,10 @@ int plan_grow_epochs(struct logfs_plan *p, uint64_t need)
 {
     if (need <= p->nepochs)
         return LOGFS_OK;
-    if (need > p->cap) {
-        size_t cap = p->cap ? p->cap : 8;
-        while (cap < need)
-            cap *= 2;
-        struct epoch *e = realloc(p->epochs, cap * sizeof *e);
-        if (!e)
-            return LOGFS_ENOMEM;
-        p->epochs = e;
-        p->cap = cap;
-    }
+    struct epoch *e = logfs_grow(p->epochs, &p->cap, need, sizeof *e, 8);
+    if (!e)
+        return LOGFS_ENOMEM;
+    p->epochs = e;
     memset(p->epochs + p->nepochs, 0, (need - p->nepochs) * sizeof *p->epochs);
     p->nepochs = need;
     return LOGFS_OK;
@@ -52,20 +46,29 @@ int plan_grow_epochs(struct logfs_plan *p, uint64_t need)
 
 int plan_push_ops(struct op **ops, size_t *n, size_t *cap, const struct op *add, size_t k)
 {
-    if (*n + k > *cap) {
-        size_t c = *cap ? *cap : 16;
-        while (c < *n + k)
-            c *= 2;
-        struct op *o = realloc(*ops, c * sizeof *o);
-        if (!o)
-            return LOGFS_ENOMEM;
-        *ops = o;
-        *cap = c;
-    }
-    if (k) /* an epoch without writes has no array at all */
-        memcpy(*ops + *n, add, k * sizeof *add);
+    if (k == 0)
+        return LOGFS_OK; /* an epoch without writes has no array at all */
+    struct op *o = logfs_grow(*ops, cap, *n + k, sizeof *o, 16);
+    if (!o)
+        return LOGFS_ENOMEM;
+    *ops = o;
+    memcpy(*ops + *n, add, k * sizeof *add);
     *n += k;
     return LOGFS_OK;
+}
+
+void plan_merge_resize(struct logfs_resize *into, const struct logfs_resize *r)
+{
+    if (!r->present)
+        return;
+    if (!into->present) {
+        *into = *r;
+        return;
+    }
+    if (r->truncate_to < into->truncate_to)
+        into->truncate_to = r->truncate_to;
+    if (r->extend_to > into->extend_to)
+        into->extend_to = r->extend_to;
 }
 
 /* Fold writer epoch @p w into epoch @p e of the plan and reset it. */
@@ -84,16 +87,7 @@ static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
     if ((rc = plan_push_ops(&ep->ops, &ep->nops, &ep->capops, w->ops, w->nops)))
         return rc;
     ep->need_map |= w->need_map;
-    if (w->rs.present) {
-        if (!ep->rs.present) {
-            ep->rs = w->rs;
-        } else {
-            if (w->rs.truncate_to < ep->rs.truncate_to)
-                ep->rs.truncate_to = w->rs.truncate_to;
-            if (w->rs.extend_to > ep->rs.extend_to)
-                ep->rs.extend_to = w->rs.extend_to;
-        }
-    }
+    plan_merge_resize(&ep->rs, &w->rs);
     w->nops = 0;
     w->max_end = 0;
     w->need_map = 0;

@@ -207,14 +207,10 @@ static int add(struct logfs_session_info **v, size_t *n, size_t *cap, const char
     struct stat st;
     if (stat(path, &st) < 0)
         return errno == ENOENT ? LOGFS_OK : LOGFS_EIO; /* gone meanwhile: ended */
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 4;
-        struct logfs_session_info *nv = realloc(*v, c * sizeof *nv);
-        if (!nv)
-            return LOGFS_ENOMEM;
-        *v = nv;
-        *cap = c;
-    }
+    struct logfs_session_info *nv = logfs_grow(*v, cap, *n + 1, sizeof *nv, 4);
+    if (!nv)
+        return LOGFS_ENOMEM;
+    *v = nv;
     struct logfs_session_info *s = &(*v)[*n];
     if (!(s->path = strdup(path)))
         return LOGFS_ENOMEM;

@@ -72,16 +72,10 @@ void logfs_writer_opts_init(struct logfs_writer_opts *o)
 
 static int mreserve(struct logfs_writer *w, size_t more, struct logfs_error *err)
 {
-    if (w->mfill + more <= w->mcap)
-        return LOGFS_OK;
-    size_t cap = w->mcap ? w->mcap : 4096;
-    while (cap < w->mfill + more)
-        cap *= 2;
-    uint8_t *b = realloc(w->mbuf, cap);
+    uint8_t *b = logfs_grow(w->mbuf, &w->mcap, w->mfill + more, 1, 4096);
     if (!b)
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to queue a metalog record");
     w->mbuf = b;
-    w->mcap = cap;
     return LOGFS_OK;
 }
 

@@ -115,42 +115,78 @@ int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
     return rc;
 }
 
-int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n)
+int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, ADIOI_BBFS_session_fn fn, void *arg,
+                             struct logfs_error *le)
 {
-    static char myname[] = "ADIOI_BBFS_SESSIONS";
     struct logfs_session_info *s;
-    struct logfs_error le;
-    size_t ns;
-    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le), k = 0;
+    size_t ns, len;
+    char *text;
+    int rc = logfs_sessions_list(bf->canonical, &s, &ns, le);
 
-    *out = NULL;
-    *n = 0;
-    if (rc != LOGFS_OK)
-        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
-    if (ns)
-        *out = ADIOI_Calloc(ns, sizeof(**out));
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
-        rc = ADIOI_BBFS_Manifest_load(s[i].path, &(*out)[k], &le);
+        if (bf->session.path && !strcmp(bf->session.path, s[i].path))
+            continue;           /* this handle's own (process 0 knows it by path) */
+        rc = logfs_session_load(s[i].path, &text, &len, le);
         if (rc == LOGFS_ENOENT) {       /* replayed meanwhile: its data is in the file */
             rc = LOGFS_OK;
             continue;
         }
-        if (rc == LOGFS_OK && ((bf->metalogs && (*out)[k].file_id == bf->file_id)
-                               || (*out)[k].replayed)) {
-            logfs_manifest_free(&(*out)[k]);    /* this handle's own, or in the file */
-            continue;
+        if (rc == LOGFS_OK) {
+            rc = fn(arg, s[i].path, text, len, le);
+            free(text);
         }
-        if (rc == LOGFS_OK)
-            k++;
     }
-    logfs_sessions_free(s, ns);
-    *n = k;
-    if (rc == LOGFS_OK)
-        return MPI_SUCCESS;
-    ADIOI_BBFS_Manifest_free_all(*out, k);
+    logfs_sessions_free(s, ns);        /* (none if the listing failed) */
+    return rc;
+}
+
+struct others {
+    ADIOI_BBFS_File *bf;
+    struct logfs_manifest *m;
+    int n, cap;
+};
+
+static int parse_other(void *arg, const char *path, char *text, size_t len,
+                       struct logfs_error *le)
+{
+    struct others *o = arg;
+    struct logfs_manifest *m;
+
+    if (o->n == o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 4;
+        o->m = ADIOI_Realloc(o->m, o->cap * sizeof(*o->m));
+    }
+    m = &o->m[o->n];
+    int rc = logfs_manifest_parse(text, len, m, le);
+    if (rc != LOGFS_OK) {
+        char msg[LOGFS_ERRMSG_MAX];
+        snprintf(msg, sizeof(msg), "%s: %s", path, le->msg);
+        snprintf(le->msg, sizeof(le->msg), "%s", msg);
+        return rc;
+    }
+    if ((o->bf->metalogs && m->file_id == o->bf->file_id) || m->replayed)
+        logfs_manifest_free(m); /* this handle's own, or in the file */
+    else
+        o->n++;
+    return LOGFS_OK;
+}
+
+int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n)
+{
+    static char myname[] = "ADIOI_BBFS_SESSIONS";
+    struct others o = { bf, NULL, 0, 0 };
+    struct logfs_error le;
+    int rc = ADIOI_BBFS_Manifest_each(bf, parse_other, &o, &le);
+
     *out = NULL;
     *n = 0;
-    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    if (rc != LOGFS_OK) {
+        ADIOI_BBFS_Manifest_free_all(o.m, o.n);
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    }
+    *out = o.m;
+    *n = o.n;
+    return MPI_SUCCESS;
 }
 
 void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n)

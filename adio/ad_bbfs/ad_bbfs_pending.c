@@ -130,37 +130,28 @@ static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
     return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
 }
 
+static int keep_text(void *arg, const char *path, char *text, size_t len,
+                     struct logfs_error *le)
+{
+    ADIOI_BBFS_Pending *p = arg;
+
+    (void) path;
+    (void) le;
+    p->texts = ADIOI_Realloc(p->texts, (p->n + 1) * sizeof(*p->texts));
+    p->lens = ADIOI_Realloc(p->lens, (p->n + 1) * sizeof(*p->lens));
+    p->texts[p->n] = ADIOI_Strdup(text);        /* ADIOI_ memory, freed with the rest */
+    p->lens[p->n++] = len;
+    return LOGFS_OK;
+}
+
 /* Process 0: the manifests of every other session, live or pending,
  * claiming none (a replay that keeps the logs). */
 static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
 {
     static char myname[] = "ADIOI_BBFS_LIST_SESSIONS";
-    struct logfs_session_info *s;
     struct logfs_error le;
-    size_t ns;
-    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le);
+    int rc = ADIOI_BBFS_Manifest_each(bf, keep_text, p, &le);
 
-    if (rc != LOGFS_OK)
-        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
-    if (ns) {
-        p->texts = ADIOI_Calloc(ns, sizeof(*p->texts));
-        p->lens = ADIOI_Calloc(ns, sizeof(*p->lens));
-    }
-    for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
-        char *text;
-        if (own_session(bf, s[i].path))
-            continue;
-        rc = logfs_session_load(s[i].path, &text, &p->lens[p->n], &le);
-        if (rc == LOGFS_ENOENT) {       /* replayed meanwhile: in the file */
-            rc = LOGFS_OK;
-            continue;
-        }
-        if (rc == LOGFS_OK) {
-            p->texts[p->n++] = ADIOI_Strdup(text);
-            free(text);
-        }
-    }
-    logfs_sessions_free(s, ns);
     return rc == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
 }
 
