@@ -18,13 +18,15 @@
 # byte for byte.
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check); BBFS_TEST_KEEP=1 keeps
-# the work directory of passing tests.
+# the work directory of passing tests; BBFS_TEST_WORK_SUFFIX names another
+# work directory (runs across emulated nodes); BBFS_TEST_LOGDIR, a log
+# directory other than the work directory's (node-local storage).
 set -u
 spec=$1
 name=$(basename "$spec" .mpi)
 program=$(sed -n 's/^program:[[:space:]]*//p' "$spec")
 prog="$BUILDDIR/mpiio-tests/${program:-$name}"
-work="$BUILDDIR/mpiio-tests/work/$name"
+work="$BUILDDIR/mpiio-tests/work/$name${BBFS_TEST_WORK_SUFFIX:-}"
 nprocs=$(sed -n 's/^nprocs:[[:space:]]*//p' "$spec"); nprocs=${nprocs:-4}
 variants=$(sed -n 's/^variants:[[:space:]]*//p' "$spec"); variants=${variants:-bbfs:}
 bbfs_hints=$(sed -n 's/^bbfs_hints:[[:space:]]*//p' "$spec")
@@ -38,7 +40,7 @@ timeout_s=${BBFS_TEST_TIMEOUT:-300}
 [ -x "$MPIEXEC" ] || { echo "FAIL: mpiexec $MPIEXEC is missing (MPICH not built?)"; exit 1; }
 
 rm -rf "$work"; mkdir -p "$work"
-export BBFS_LOGDIR="$work/logs"; mkdir -p "$BBFS_LOGDIR"
+export BBFS_LOGDIR="${BBFS_TEST_LOGDIR:-$work/logs}"; mkdir -p "$BBFS_LOGDIR"
 hints_file=""
 if [ -n "$bbfs_hints" ]; then
     hints_file="$work/bbfs.hints"

@@ -31,6 +31,7 @@ PKGS=(
     libhdf5-mpich-dev hdf5-tools  # Debian's parallel HDF5, run unmodified on bbfs (make check)
     m4                      # PnetCDF (make check-clients): its autoreconf and generated sources
     zlib1g-dev              # HDF5 (make check-clients): deflate filter in testpar's filter tests
+    util-linux iproute2     # the emulated cluster (tests/cluster): unshare, nsenter, ip
 )
 
 missing=()

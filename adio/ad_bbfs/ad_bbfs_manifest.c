@@ -84,15 +84,15 @@ int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf)
     return err;
 }
 
-/* Remove the logs this host holds (files already gone are fine). */
+/* Remove every log of the manifest that this process can reach: its own
+ * node's, and any other node's in a log directory the nodes share.  (Log
+ * names hold the session's file id and the writer's rank, so a log of
+ * that name here is that writer's, whichever host the manifest names.)
+ * Files already gone, or on other nodes' own storage, are fine. */
 void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m)
 {
-    char host[LOGFS_MANIFEST_HOST_MAX] = "";
-
-    gethostname(host, sizeof(host) - 1);
     for (uint32_t r = 0; r < m->nwriters; r++)
-        if (strcmp(m->w[r].host, host) == 0)
-            logfs_log_remove(m->w[r].metalog, NULL);
+        logfs_log_remove(m->w[r].metalog, NULL);
 }
 
 /* Load and parse one manifest.  Returns a logfs code; le says why. */
@@ -196,7 +196,7 @@ void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n)
     ADIOI_BBFS_FREE(m);
 }
 
-/* MPI_File_delete: every session's logs on this host and every manifest go,
+/* MPI_File_delete: every session's logs this process reaches and every manifest go,
  * live or not (deleting an open file is erroneous in MPI anyway). */
 int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf)
 {
