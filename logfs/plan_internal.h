@@ -94,8 +94,11 @@ int plan_push_ops(struct op **ops, size_t *n, size_t *cap, const struct op *add,
 void plan_merge_resize(struct logfs_resize *into, const struct logfs_resize *r);
 /* Read one session's metalogs into a new plan whose epochs still hold their
  * ops (not yet finished). */
-int plan_load_session(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
-                      struct logfs_plan **out, struct logfs_error *err);
+int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
+                      const struct logfs_plan_opts *o, struct logfs_plan **out,
+                      struct logfs_error *err);
+/* Sources for paths (malloc'ed; NULL out of memory). */
+struct logfs_metalog_src *plan_sources(const char *const *metalogs, size_t n);
 /* Turn an epoch's ops into its compact form if it can, else its range-map
  * form, and free the ops. */
 int plan_finish_epoch(struct epoch *ep, unsigned flags);

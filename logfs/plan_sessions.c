@@ -242,6 +242,25 @@ int logfs_plan_build_sessions(const char *const *metalogs, const size_t *counts,
                               const struct logfs_plan_opts *o, struct logfs_plan **out,
                               struct logfs_error *err)
 {
+    size_t n = 0;
+    struct logfs_metalog_src *s;
+    int rc;
+
+    *out = NULL;
+    for (size_t i = 0; i < nsessions; i++)
+        if ((n += counts[i]) < counts[i])
+            return logfs_fail(err, LOGFS_EINVAL, 0, "session %zu: bad writer count", i);
+    if (!(s = plan_sources(metalogs, n)))
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
+    rc = logfs_plan_build_sessions_src(s, counts, nsessions, o, out, err);
+    free(s);
+    return rc;
+}
+
+int logfs_plan_build_sessions_src(const struct logfs_metalog_src *logs, const size_t *counts,
+                                  size_t nsessions, const struct logfs_plan_opts *o,
+                                  struct logfs_plan **out, struct logfs_error *err)
+{
     static const struct logfs_plan_opts defaults = {0, 0};
     struct logfs_plan *m = NULL;
     size_t total = 0, at = 0;
@@ -249,7 +268,7 @@ int logfs_plan_build_sessions(const char *const *metalogs, const size_t *counts,
 
     *out = NULL;
     if (nsessions == 1)
-        return logfs_plan_build(metalogs, counts[0], o, out, err);
+        return logfs_plan_build_src(logs, counts[0], o, 0, out, err);
     if (!o)
         o = &defaults;
     for (size_t i = 0; i < nsessions; i++) {
@@ -271,7 +290,7 @@ int logfs_plan_build_sessions(const char *const *metalogs, const size_t *counts,
     if (!ps)
         rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
     for (size_t i = 0; i < nsessions && !rc; i++) {
-        rc = plan_load_session(metalogs + at, counts[i], o, &ps[i], err);
+        rc = plan_load_session(logs + at, counts[i], o, &ps[i], err);
         at += counts[i];
     }
     if (!rc) {

@@ -224,8 +224,9 @@ int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_p
 
 /* Read the metalogs of one session into a new plan whose epochs still hold
  * their ops (not yet finished). */
-int plan_load_session(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
-                        struct logfs_plan **out, struct logfs_error *err)
+int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
+                      const struct logfs_plan_opts *o, struct logfs_plan **out,
+                      struct logfs_error *err)
 {
     struct logfs_reader **rd = NULL;
     struct logfs_plan *p;
@@ -247,7 +248,9 @@ int plan_load_session(const char *const *metalogs, size_t n, const struct logfs_
     for (size_t i = 0; i < n; i++) {
         struct logfs_reader *r;
         const struct logfs_header *h;
-        if ((rc = logfs_reader_open(metalogs[i], &r, err)))
+        rc = logs[i].data ? logfs_reader_open_mem(logs[i].data, logs[i].len, &r, err)
+                          : logfs_reader_open(logs[i].metalog, &r, err);
+        if (rc)
             goto out;
         h = logfs_reader_header(r);
         if (i == 0)
@@ -255,12 +258,12 @@ int plan_load_session(const char *const *metalogs, size_t n, const struct logfs_
         if (h->file_id != p->file_id || h->nwriters != n || rd[h->rank]) {
             rc = logfs_fail(err, LOGFS_EMISMATCH, 0,
                             "metalog %s (file id %llu, rank %u of %u) does not fit with the other %zu",
-                            metalogs[i], (unsigned long long)h->file_id, h->rank, h->nwriters, n - 1);
+                            logs[i].metalog, (unsigned long long)h->file_id, h->rank, h->nwriters, n - 1);
             logfs_reader_close(r);
             goto out;
         }
         rd[h->rank] = r;
-        if (!(p->datalogs[h->rank] = logfs_datalog_path(metalogs[i]))) {
+        if (!(p->datalogs[h->rank] = logfs_datalog_path(logs[i].metalog))) {
             rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
             goto out;
         }
@@ -280,12 +283,35 @@ out:
     return LOGFS_OK;
 }
 
+struct logfs_metalog_src *plan_sources(const char *const *metalogs, size_t n)
+{
+    struct logfs_metalog_src *s = calloc(n ? n : 1, sizeof *s);
+    for (size_t i = 0; s && i < n; i++)
+        s[i].metalog = metalogs[i];
+    return s;
+}
+
 int logfs_plan_build_flags(const char *const *metalogs, size_t n, const struct logfs_plan_opts *o,
                            unsigned flags, struct logfs_plan **out, struct logfs_error *err)
 {
+    struct logfs_metalog_src *s = plan_sources(metalogs, n);
+    int rc;
+
+    *out = NULL;
+    if (!s)
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
+    rc = logfs_plan_build_src(s, n, o, flags, out, err);
+    free(s);
+    return rc;
+}
+
+int logfs_plan_build_src(const struct logfs_metalog_src *logs, size_t n,
+                         const struct logfs_plan_opts *o, unsigned flags, struct logfs_plan **out,
+                         struct logfs_error *err)
+{
     static const struct logfs_plan_opts defaults = {0, 0};
     struct logfs_plan *p;
-    int rc = plan_load_session(metalogs, n, o ? o : &defaults, &p, err);
+    int rc = plan_load_session(logs, n, o ? o : &defaults, &p, err);
 
     *out = NULL;
     if (rc)

@@ -136,6 +136,26 @@ int logfs_plan_build_sessions(const char *const *metalogs, const size_t *counts,
                               const struct logfs_plan_opts *o, struct logfs_plan **out,
                               struct logfs_error *err);
 
+/* A metalog for the planner: its path, which also names its datalog, and
+ * either nothing more (the planner reads the file) or its bytes, read where
+ * the file is (logfs_metalog_export) and sent to a process that cannot open
+ * it: a writer's log on another node's own storage. */
+struct logfs_metalog_src {
+    const char *metalog;
+    const void *data;  /* NULL: read the file */
+    size_t len;
+};
+
+/* logfs_plan_build_flags and logfs_plan_build_sessions from sources; the
+ * plan is the same whether a metalog comes as a file or as its exported
+ * bytes. */
+int logfs_plan_build_src(const struct logfs_metalog_src *logs, size_t n,
+                         const struct logfs_plan_opts *o, unsigned flags, struct logfs_plan **out,
+                         struct logfs_error *err);
+int logfs_plan_build_sessions_src(const struct logfs_metalog_src *logs, const size_t *counts,
+                                  size_t nsessions, const struct logfs_plan_opts *o,
+                                  struct logfs_plan **out, struct logfs_error *err);
+
 /* Free the plan; NULL is fine. */
 void logfs_plan_free(struct logfs_plan *p);
 

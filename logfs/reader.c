@@ -441,6 +441,11 @@ int logfs_reader_saw_close(const struct logfs_reader *r)
     return r->closed;
 }
 
+uint64_t logfs_reader_position(const struct logfs_reader *r)
+{
+    return r->pos;
+}
+
 uint64_t logfs_reader_size(const struct logfs_reader *r)
 {
     return r->size;

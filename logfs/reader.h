@@ -121,6 +121,10 @@ uint64_t logfs_reader_dropped_bytes(const struct logfs_reader *r);
 /* @return nonzero once a CLOSE record was read. */
 int logfs_reader_saw_close(const struct logfs_reader *r);
 
+/* @return the offset just past the last record read (after open: past
+ *         the header). */
+uint64_t logfs_reader_position(const struct logfs_reader *r);
+
 /* @return size of the metalog being read. */
 uint64_t logfs_reader_size(const struct logfs_reader *r);
 
@@ -169,6 +173,25 @@ int logfs_datalog_reader_preadv(struct logfs_datalog_reader *dr, uint64_t off,
 
 /* Close it; NULL is fine. */
 void logfs_datalog_reader_close(struct logfs_datalog_reader *dr);
+
+/* ---- a metalog for a process that cannot open it ------------------------ */
+
+/*
+ * The part of the metalog at @p path that a replay uses, as bytes to send
+ * to processes that cannot open the file (a writer's log on another node's
+ * own storage): its header and every record up to the end of its last
+ * sealed epoch (its last SYNC or CLOSE record), checked against the seal as
+ * logfs_reader_open checks it.  A plan built from these bytes
+ * (logfs_plan_build_src) is the plan built from the file (without
+ * include_unsealed: the bytes end at the last sealed epoch).
+ * With @p salvage, damage ends the bytes at the last sealed epoch before
+ * it, and *warning (malloc'ed) says what was lost, as the planner's
+ * salvage does; without, the reader's error is returned.
+ * @return LOGFS_OK with *out (malloc'ed) and *len; a reader error;
+ *         LOGFS_EIO, LOGFS_ENOMEM
+ */
+int logfs_metalog_export(const char *path, int salvage, void **out, size_t *len, char **warning,
+                         struct logfs_error *err);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@ LOGFS_SRCS = \
 	%reldir%/reader.c \
 	%reldir%/seal.c \
 	%reldir%/datalog_reader.c \
+	%reldir%/export.c \
 	%reldir%/planner.c \
 	%reldir%/plan_map.c \
 	%reldir%/plan_compact.c \

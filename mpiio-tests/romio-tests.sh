@@ -4,11 +4,12 @@
 # each on ufs: and on bbfs:.  A test passes when both runs exit 0 and print
 # ROMIO's " No Errors".
 #
-# Environment: MPICH_PREFIX, MPIEXEC, BUILDDIR (set by make check).
+# Environment: MPICH_PREFIX, MPIEXEC, BUILDDIR (set by make check);
+# ROMIO_TESTS_OUT, another directory for the programs and their output.
 set -u
 root=$(dirname "$(readlink -f "$MPICH_PREFIX")")
 src="$root/src/src/mpi/romio/test"
-out="$BUILDDIR/mpiio-tests/romio"
+out="${ROMIO_TESTS_OUT:-$BUILDDIR/mpiio-tests/romio}"
 mpicc="$MPICH_PREFIX/bin/mpicc"
 timeout_s=${BBFS_TEST_TIMEOUT:-300}
 

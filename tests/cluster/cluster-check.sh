@@ -2,12 +2,13 @@
 # cluster-check.sh — the emulated cluster (cluster.sh) works and cleans up:
 # on 2 and 3 nodes, t_nodes finds distinct hosts, per-node shared-memory
 # groups and private node-local storage, with TCP between the nodes; then
-# bbfs tests run across the nodes with a log directory every node shares.
+# bbfs tests (ours, then ROMIO's) run across the nodes with a log directory
+# every node shares.
 # After each cluster, and after one whose command fails and one that is
 # killed, nothing of it is left: no namespace holder, no interface in this
 # network namespace, no mount.
 #
-# Environment: MPIEXEC, BUILDDIR (set by make check); CLUSTER_TESTS_2 and
+# Environment: MPIEXEC, BUILDDIR, MPICH_PREFIX (set by make check); CLUSTER_TESTS_2 and
 # CLUSTER_TESTS_3, the mpiio-tests specs to run across 2 and 3 nodes
 # (default: every spec but the 2 and 4 GiB ones on 2 nodes, and those that
 # sync, replay, reopen, delete or crash on 3).
@@ -27,10 +28,9 @@ for t in unshare nsenter ip; do
 done
 [ -x "$t_nodes" ] || { echo "FAIL: $t_nodes is missing (make check builds it)"; exit 1; }
 
-leftovers() {   # what a cluster in $1 could leave behind, one line each
+leftovers() {   # what a cluster below $1 could leave behind, one count each
     ip -o link show | grep -c -E 'veth|br0' || true
-    pgrep -f "sleep infinity" | while read -r p; do
-        [ "$(readlink /proc/$p/ns/net)" != "$(readlink /proc/$$/ns/net)" ] && echo "$p"; done | wc -l
+    pgrep -f "^bbfs-cluster-holder $1/" | wc -l
     grep -c " $1" /proc/mounts || true
 }
 
@@ -65,6 +65,16 @@ for n in 2 3; do
     done
     check "$n nodes: nothing left after the cluster" test "$(leftovers "$work")" = "$before"
 done
+
+# ROMIO's own tests across 2 nodes (their logs in the shared /tmp).
+"$cluster" with 2 "$work/romio" sh -c '
+    MPIEXEC="$CLUSTER_DIR/mpiexec" ROMIO_TESTS_OUT="'"$work"'/romio-out" \
+        "'"$here"'/../../mpiio-tests/romio-tests.sh"' > "$work/romio.out" 2>&1
+rc=$?
+check "2 nodes: ROMIO's tests on ufs: and bbfs: (see $work/romio.out)" test "$rc" = 0
+check "2 nodes: ROMIO's tests ran through the cluster's mpiexec" \
+    grep -q "ROMIO tests: [1-9][0-9]* passed, 0 failed" "$work/romio.out"
+check "2 nodes: nothing left after the ROMIO tests" test "$(leftovers "$work")" = "$before"
 
 # A failing command, and a killed cluster, clean up all the same.
 "$cluster" with 2 "$work/fail" false; rc=$?

@@ -38,7 +38,10 @@ state() { cat "$1/$2" 2>/dev/null; }
 
 # holder: a process that only keeps namespaces alive; its pid names them.
 start_holder() {   # start_holder PIDFILE
-    unshare --mount --uts --ipc --net --propagation private -- sleep infinity \
+    # named after the cluster, so that its processes can be told from
+    # another cluster's (pgrep -f "^bbfs-cluster-holder DIR/")
+    unshare --mount --uts --ipc --net --propagation private -- \
+        bash -c 'exec -a "bbfs-cluster-holder $0" sleep infinity' "$1" \
         </dev/null >/dev/null 2>&1 &
     echo $! > "$1"
     disown $!          # killed by down, without a "Killed" line from this shell

@@ -23,6 +23,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/sessions_test.cc \
 	%reldir%/security_test.cc \
 	%reldir%/hint_table_test.cc \
+	%reldir%/export_test.cc \
 	adio/ad_bbfs/ad_bbfs_hint_table.h adio/ad_bbfs/ad_bbfs_hint_table.c
 # The driver's hint table is plain C and tested here too, against docs/hints.md.
 %canon_reldir%_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS) -I$(srcdir)/adio/ad_bbfs \
