@@ -33,8 +33,9 @@ class Export : public ::testing::Test {
                 ASSERT_EQ(LOGFS_OK, logfs_writer_end_write(w, &err)) << err.msg;
                 ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 1000 + 16 * (uint64_t)e, d.data(), 32,
                                                        &err)) << err.msg;
-                if (e == 1)
+                if (e == 1) {
                     ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 900, &err)) << err.msg;
+                }
                 ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
             }
             for (int i = 0; i < unsynced; i++) {
@@ -93,10 +94,23 @@ class Export : public ::testing::Test {
         for (uint32_t m = 1; m <= 3; m++)
             EXPECT_EQ(Image(files, m), Image(sent, m)) << m << " replayers";
     }
+    // Plan every metalog from its file and from its exported bytes (with
+    // options o); the two must agree.
+    void PlanBothWays(const logfs_plan_opts *o = nullptr)
+    {
+        auto v = Paths();
+        ASSERT_EQ(LOGFS_OK, logfs_plan_build(v.data(), v.size(), o, &files, &err)) << err.msg;
+        auto s = Sources(o && o->salvage);
+        ASSERT_EQ(LOGFS_OK, logfs_plan_build_src(s.data(), s.size(), o, 0, &sent, &err))
+            << err.msg;
+        ExpectSamePlans(files, sent);
+    }
     void TearDown() override
     {
         for (void *b : bufs)
             free(b);
+        logfs_plan_free(files);
+        logfs_plan_free(sent);
     }
     std::vector<const char *> Paths()
     {
@@ -113,21 +127,15 @@ class Export : public ::testing::Test {
     std::vector<void *> bufs;
     std::vector<std::string> warnings;
     int nout = 0;
+    logfs_plan *files = nullptr, *sent = nullptr;
 };
 
 TEST_F(Export, SentBytesPlanAsTheFilesDo)
 {
     Session(3, 3, 0, true);
-    auto v = Paths();
-    logfs_plan *files = nullptr, *sent = nullptr;
-    ASSERT_EQ(LOGFS_OK, logfs_plan_build(v.data(), v.size(), nullptr, &files, &err)) << err.msg;
-    auto s = Sources(false);
-    ASSERT_EQ(LOGFS_OK, logfs_plan_build_src(s.data(), s.size(), nullptr, 0, &sent, &err))
-        << err.msg;
-    ExpectSamePlans(files, sent);
+    PlanBothWays();
+    ASSERT_NE(sent, nullptr);
     EXPECT_EQ(4u, logfs_plan_writer_epochs(sent, 0)) << "three syncs and the close";
-    logfs_plan_free(files);
-    logfs_plan_free(sent);
 }
 
 TEST_F(Export, AnUnsyncedTailIsNotSentAndNotPlanned)
@@ -140,15 +148,7 @@ TEST_F(Export, AnUnsyncedTailIsNotSentAndNotPlanned)
         EXPECT_LT(len, FileSize(p)) << "the unsynced writes stay behind";
         free(b);
     }
-    auto v = Paths();
-    logfs_plan *files = nullptr, *sent = nullptr;
-    ASSERT_EQ(LOGFS_OK, logfs_plan_build(v.data(), v.size(), nullptr, &files, &err)) << err.msg;
-    auto s = Sources(false);
-    ASSERT_EQ(LOGFS_OK, logfs_plan_build_src(s.data(), s.size(), nullptr, 0, &sent, &err))
-        << err.msg;
-    ExpectSamePlans(files, sent);
-    logfs_plan_free(files);
-    logfs_plan_free(sent);
+    PlanBothWays();
 }
 
 TEST_F(Export, DamageBeforeTheSealIsRefusedOrSalvagedAsTheFileIs)
@@ -172,23 +172,21 @@ TEST_F(Export, DamageBeforeTheSealIsRefusedOrSalvagedAsTheFileIs)
     char *warn = nullptr;
     logfs_error ferr{};
     auto v = Paths();
-    logfs_plan *files = nullptr, *sent = nullptr;
-    int file_rc = logfs_plan_build(v.data(), v.size(), nullptr, &files, &ferr);
+    logfs_plan *refused = nullptr;
+    int file_rc = logfs_plan_build(v.data(), v.size(), nullptr, &refused, &ferr);
     EXPECT_EQ(LOGFS_ECORRUPT, file_rc);
     EXPECT_EQ(file_rc, logfs_metalog_export(paths[1].c_str(), 0, &b, &len, &warn, &err))
         << "refused without salvage, as the planner refuses the file";
     EXPECT_EQ(nullptr, b);
     EXPECT_STREQ(ferr.msg, err.msg);
 
+    EXPECT_EQ(nullptr, refused);
+
     logfs_plan_opts o = {1, 0};
-    ASSERT_EQ(LOGFS_OK, logfs_plan_build(v.data(), v.size(), &o, &files, &err)) << err.msg;
-    auto s = Sources(true);
+    PlanBothWays(&o);
     ASSERT_EQ(1u, warnings.size()) << "salvage says what was lost";
+    ASSERT_NE(files, nullptr);
     EXPECT_EQ(std::string(logfs_plan_warning(files, 1)), warnings[0]);
-    ASSERT_EQ(LOGFS_OK, logfs_plan_build_src(s.data(), s.size(), &o, 0, &sent, &err)) << err.msg;
-    ExpectSamePlans(files, sent);
-    logfs_plan_free(files);
-    logfs_plan_free(sent);
 }
 
 TEST_F(Export, SessionsMixFilesAndSentBytes)
@@ -196,7 +194,6 @@ TEST_F(Export, SessionsMixFilesAndSentBytes)
     Session(2, 2, 0, true, 7);
     Session(3, 1, 0, true, 8);
     auto v = Paths();
-    logfs_plan *files = nullptr, *sent = nullptr;
     ASSERT_EQ(LOGFS_OK, logfs_plan_build_sessions(v.data(), counts.data(), counts.size(), nullptr,
                                                   &files, &err)) << err.msg;
     // this node's writers as files, the others' as bytes
@@ -204,8 +201,6 @@ TEST_F(Export, SessionsMixFilesAndSentBytes)
     ASSERT_EQ(LOGFS_OK, logfs_plan_build_sessions_src(s.data(), counts.data(), counts.size(),
                                                       nullptr, &sent, &err)) << err.msg;
     ExpectSamePlans(files, sent);
-    logfs_plan_free(files);
-    logfs_plan_free(sent);
 }
 
 TEST_F(Export, AMissingMetalogIsAnError)
