@@ -4,8 +4,10 @@
 #
 # t_random checks every read against its model as it goes; afterwards the
 # file must equal a ufs: run of the same number of epochs, and the largest
-# resident memory of a process at the end may exceed the one after epoch
-# 10 by at most a quarter (memory stays flat however long a job writes).
+# anonymous resident memory of a process (its heap and private mappings; not
+# MPI's shared-memory segment, see t_random.c) at the end may exceed the one
+# after epoch 10 by at most a quarter (memory stays flat however long a job
+# writes).
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check); SOAK_SECONDS;
 # SOAK_JUDGE_MEMORY=0 (make check-sanitize-mpi: AddressSanitizer holds freed

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "manifest.h"
 #include "planner.h"
@@ -59,6 +60,7 @@ struct summary {
     int pending;                /* sessions found pending */
     int live;                   /* sessions of handles still open: left alone */
     unsigned long long epochs, bytes, writers;
+    unsigned long long elsewhere;       /* writers whose logs only other nodes can read */
 };
 
 /* Describe one pending session; with dry_run, in detail.  Returns 0, or 1
@@ -93,6 +95,26 @@ static int describe_session(const char *path, const char *mpath, int dry_run, in
         return 0;
     }
 
+    /* Logs on other nodes' own storage are not readable here: the replay
+     * gets them from processes on those nodes; only the manifest is shown. */
+    uint32_t elsewhere = 0;
+    for (uint32_t w = 0; w < m.nwriters; w++)
+        elsewhere += access(m.w[w].metalog, R_OK) != 0;
+    if (elsewhere) {
+        s->writers += m.nwriters;
+        s->elsewhere += elsewhere;
+        if (dry_run) {
+            printf("file     %s\nmanifest %s\nfile id  %016llx\nwriters  %u\n", path, mpath,
+                   (unsigned long long) m.file_id, m.nwriters);
+            for (uint32_t w = 0; w < m.nwriters; w++)
+                printf("  writer %u on %s: %s%s\n", w, m.w[w].host, m.w[w].metalog,
+                       access(m.w[w].metalog, R_OK) ? " (not readable here: another node's)" : "");
+            printf("epochs and bytes: planned by the replay, which needs a process on each "
+                   "writer's node\n");
+        }
+        logfs_manifest_free(&m);
+        return 0;
+    }
     const char **metalogs = malloc(sizeof(char *) * m.nwriters);
     for (uint32_t w = 0; w < m.nwriters; w++)
         metalogs[w] = m.w[w].metalog;
@@ -274,10 +296,15 @@ int main(int argc, char **argv)
     struct stat st;
     if (rank == 0) {
         double mib = s.bytes / 1048576.0;
-        printf("bbfs-replay: %s: %llu epochs, %.1f MiB from %llu writers replayed by %d "
-               "processes in %.2f s (%.1f MiB/s); file size %lld bytes\n", path, s.epochs, mib,
-               s.writers, nprocs, t, t > 0 ? mib / t : 0.0,
-               stat(path, &st) == 0 ? (long long) st.st_size : -1LL);
+        if (s.elsewhere)        /* their epochs and bytes were not counted here */
+            printf("bbfs-replay: %s: the logs of %llu writers (%llu on other nodes) replayed "
+                   "by %d processes in %.2f s; file size %lld bytes\n", path, s.writers,
+                   s.elsewhere, nprocs, t, stat(path, &st) == 0 ? (long long) st.st_size : -1LL);
+        else
+            printf("bbfs-replay: %s: %llu epochs, %.1f MiB from %llu writers replayed by %d "
+                   "processes in %.2f s (%.1f MiB/s); file size %lld bytes\n", path, s.epochs,
+                   mib, s.writers, nprocs, t, t > 0 ? mib / t : 0.0,
+                   stat(path, &st) == 0 ? (long long) st.st_size : -1LL);
     }
     MPI_Finalize();
     return 0;

@@ -30,6 +30,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_write.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \
+    bbfs/adio/ad_bbfs/ad_bbfs_exchange.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c
 
 noinst_HEADERS += $(LOGFS_HDRS)

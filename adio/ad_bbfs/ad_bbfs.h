@@ -262,6 +262,25 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
                                                    || c == ADIOI_BBFS_CONSISTENCY_POSIX);
 }
 
+/* ad_bbfs_exchange.c: replay's metalogs and data from the processes that
+ * can read them (a writer's host), over MPI.  begin is collective: it
+ * chooses hosts and gives every process every writer's sealed metalog as
+ * bytes (*srcs point into *bytes; free both).  In each round every process
+ * states the datalog ranges it wants and where their bytes go, in order,
+ * and calls round (collective; failed: this process wants nothing now). */
+typedef struct ADIOI_BBFS_Exchange ADIOI_BBFS_Exchange;
+struct logfs_metalog_src;
+int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const *metalogs,
+                              int nwriters, int salvage, struct ADIOI_BBFS_Datalogs *logs,
+                              ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
+                              char **bytes);
+void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, uint64_t len);
+/* count blocks of len bytes at dest + i * stride; dest NULL: drop them */
+void ADIOI_BBFS_Exchange_place(ADIOI_BBFS_Exchange * x, char *dest, uint64_t len,
+                               uint64_t count, uint64_t stride);
+int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed);
+void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x);
+
 /* ad_bbfs_datalogs.c: all writers of a plan; read returns an MPI error code */
 /* Append the plan's writers; returns the table index of its writer 0.
  * Writers open_from and up have their datalogs opened at once (-1, nothing
@@ -270,10 +289,6 @@ int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *pl
                             int *rc, struct logfs_error *le);
 int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, void *buf,
                              size_t len);
-/* consecutive datalog bytes into iovcnt (<= LOGFS_READV_MAX) buffers in turn */
-struct iovec;
-int ADIOI_BBFS_Datalogs_readv(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off,
-                              const struct iovec *iov, int iovcnt);
 void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
 
 /* ad_bbfs_common.c */

@@ -65,17 +65,6 @@ int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, 
     return rc == LOGFS_OK ? MPI_SUCCESS : datalog_error(rc, &le);
 }
 
-int ADIOI_BBFS_Datalogs_readv(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off,
-                              const struct iovec *iov, int iovcnt)
-{
-    struct logfs_error le;
-    int rc = datalog_reader(d, writer, &le);
-
-    if (rc == LOGFS_OK)
-        rc = logfs_datalog_reader_preadv(d->readers[writer], off, iov, iovcnt, &le);
-    return rc == LOGFS_OK ? MPI_SUCCESS : datalog_error(rc, &le);
-}
-
 void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d)
 {
     for (int w = 0; d->paths && w < d->n; w++) {

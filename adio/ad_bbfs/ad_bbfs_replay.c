@@ -1,11 +1,13 @@
 /*
  * Replay: the logs of N writers become the canonical file, collectively over
  * M processes (M need not be N).  Every process plans all epochs from all
- * metalogs (the plan is deterministic, so all agree without talking); for
- * each epoch it takes one contiguous file domain of about 1/M of the bytes,
- * reads that domain's pieces from the writers' datalogs (one pread per
- * strided run when the domain is fully covered), and the epoch ends in one
- * collective write on the lower file.  Pieces that touch in the file
+ * metalogs, which the processes that can read them (each writer's host, on
+ * the writer's node) send to everyone (ad_bbfs_exchange.c); the plan is
+ * deterministic, so all agree.  For each epoch a process takes one
+ * contiguous file domain of about 1/M of the bytes, gets that domain's
+ * bytes from the writers' hosts over MPI (one datalog range per strided run
+ * when the domain is fully covered), and the epoch ends in one collective
+ * write on the lower file.  Pieces that touch in the file
  * are merged, so the interleaved small pieces of a noncontig pattern become
  * one large contiguous block per process and ROMIO's two-phase I/O has no
  * holes to read around.  Epochs are applied in order.  Replay only reads
@@ -21,10 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
-
-#define REPLAY_CHUNK_BYTES ((uint64_t) 4 << 20)       /* datalog bytes read at once */
 
 struct piece_vec {
     struct logfs_replay_piece *p;
@@ -75,63 +74,23 @@ struct replay {
     MPI_Comm comm;
     ADIO_File lower;
     struct logfs_plan *plan;
-    ADIOI_BBFS_Datalogs logs;   /* every writer's datalog, opened on first use */
+    ADIOI_BBFS_Datalogs logs;   /* the hosted writers' datalogs, opened on first use */
+    ADIOI_BBFS_Exchange *x;     /* the data of the others, from their hosts */
     int nwriters;
     char *buf;
     uint64_t buf_cap;
 };
 
-/* Where one writer's bytes for a round are, in its datalog. */
-struct span {
-    uint64_t lo, hi, needed;
-    char *data;                 /* [lo, hi) of the datalog, when read at once */
-};
-
-/* Read the data of pieces pc[0..n) (file order) into rp->buf, packed.  A
- * process's domain holds about 1/M of each writer's bytes, and a writer's
- * bytes for a domain lie close together in its datalog (strided writes are
- * logged contiguously): so each writer's span is read with one pread when it
- * is not much larger than what is needed, instead of one per piece. */
-static int gather_data(struct replay *rp, const struct logfs_replay_piece *pc, size_t n,
-                       int *err)
+/* The data of pieces pc[0..n) (file order), packed into rp->buf. */
+static void want_pieces(struct replay *rp, const struct logfs_replay_piece *pc, size_t n)
 {
-    struct span *sp = ADIOI_Calloc(rp->nwriters, sizeof(*sp));
     uint64_t at = 0;
-    int rc = -1;
 
     for (size_t i = 0; i < n; i++) {
-        struct span *s = &sp[pc[i].writer];
-        if (s->needed == 0 || pc[i].dlog_off < s->lo)
-            s->lo = pc[i].dlog_off;
-        if (pc[i].dlog_off + pc[i].length > s->hi)
-            s->hi = pc[i].dlog_off + pc[i].length;
-        s->needed += pc[i].length;
-    }
-    for (int w = 0; w < rp->nwriters; w++) {
-        struct span *s = &sp[w];
-        if (s->needed == 0 || s->hi - s->lo > 2 * s->needed + ((uint64_t) 4 << 20))
-            continue;
-        s->data = ADIOI_Malloc(s->hi - s->lo);
-        if ((*err = ADIOI_BBFS_Datalogs_read(&rp->logs, w, s->lo, s->data, s->hi - s->lo)))
-            goto fn_exit;
-    }
-    for (size_t i = 0; i < n; i++) {
-        struct span *s = &sp[pc[i].writer];
-        if (s->data) {
-            memcpy(rp->buf + at, s->data + (pc[i].dlog_off - s->lo), pc[i].length);
-        } else if ((*err = ADIOI_BBFS_Datalogs_read(&rp->logs, (int) pc[i].writer,
-                                                    pc[i].dlog_off, rp->buf + at,
-                                                    pc[i].length))) {
-            goto fn_exit;
-        }
+        ADIOI_BBFS_Exchange_want(rp->x, (int) pc[i].writer, pc[i].dlog_off, pc[i].length);
+        ADIOI_BBFS_Exchange_place(rp->x, rp->buf + at, pc[i].length, 1, 0);
         at += pc[i].length;
     }
-    rc = 0;
-  fn_exit:
-    for (int w = 0; w < rp->nwriters; w++)
-        ADIOI_BBFS_FREE(sp[w].data);
-    ADIOI_Free(sp);
-    return rc;
 }
 
 /* ---- dense epochs: the domain is fully covered ------------------------
@@ -159,59 +118,24 @@ static int collect_run(void *arg, const struct logfs_replay_run *r)
     return 0;
 }
 
-/* Blocks at least this long are read straight to their place in the round
- * buffer, LOGFS_READV_MAX blocks per scatter read; shorter ones are read in
- * one piece and copied out, cheaper than an iovec entry per few bytes. */
-#define REPLAY_SCATTER_MIN 512
-
-/* Blocks c0..c1 of run r, clipped to [a, b), straight into rp->buf (which
- * mirrors [a, b)).  Only the first and last blocks of the range can be
- * clipped, so the datalog bytes read are consecutive. */
-static int scatter_blocks(struct replay *rp, const struct logfs_replay_run *r, uint64_t stride,
-                          uint64_t c0, uint64_t c1, uint64_t a, uint64_t b)
+/* Block i of run r (file offset s), clipped to [a, b), into rp->buf (which
+ * mirrors [a, b)): the clipped-off bytes are dropped. */
+static void place_clipped(struct replay *rp, const struct logfs_replay_run *r, uint64_t s,
+                          uint64_t a, uint64_t b)
 {
-    struct iovec iov[LOGFS_READV_MAX];
-    uint64_t dlog = 0;
-    int n = 0;
+    uint64_t e = s + r->blocklen, from = s > a ? s : a, to = e < b ? e : b;
 
-    for (uint64_t i = c0; i <= c1; i++) {
-        uint64_t s = r->offset + i * stride, e = s + r->blocklen;
-        uint64_t from = s > a ? s : a, to = e < b ? e : b;
-        if (i == c0)
-            dlog = r->dlog_off + i * r->blocklen + (from - s);
-        iov[n].iov_base = rp->buf + (from - a);
-        iov[n++].iov_len = to - from;
-    }
-    return ADIOI_BBFS_Datalogs_readv(&rp->logs, (int) r->writer, dlog, iov, n);
+    ADIOI_BBFS_Exchange_place(rp->x, NULL, from - s, 1, 0);
+    ADIOI_BBFS_Exchange_place(rp->x, rp->buf + (from - a), to - from, 1, 0);
+    ADIOI_BBFS_Exchange_place(rp->x, NULL, e - to, 1, 0);
 }
 
-/* Blocks c0..c1 of run r through tmp (one read), then one copy per block. */
-static int copy_blocks(struct replay *rp, const struct logfs_replay_run *r, uint64_t stride,
-                       uint64_t c0, uint64_t c1, uint64_t a, uint64_t b, char *tmp)
+/* The parts of runs that fall in file range [a, b), into rp->buf (which
+ * mirrors [a, b)): one datalog range per run (a run's blocks are
+ * consecutive in its datalog), placed block by block with a stride. */
+static void want_range(struct replay *rp, const struct run_vec *v, uint64_t a, uint64_t b)
 {
-    int err = ADIOI_BBFS_Datalogs_read(&rp->logs, (int) r->writer,
-                                       r->dlog_off + c0 * r->blocklen, tmp,
-                                       (c1 - c0 + 1) * r->blocklen);
-    if (err != MPI_SUCCESS)
-        return err;
-    for (uint64_t i = c0; i <= c1; i++) {
-        uint64_t s = r->offset + i * stride, e = s + r->blocklen;
-        uint64_t from = s > a ? s : a, to = e < b ? e : b;
-        memcpy(rp->buf + (from - a), tmp + (i - c0) * r->blocklen + (from - s), to - from);
-    }
-    return MPI_SUCCESS;
-}
-
-/* Copy the parts of runs that fall in file range [a, b) into rp->buf
- * (which mirrors [a, b)). */
-static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, uint64_t b,
-                      int *err)
-{
-    char *tmp = NULL;
-    uint64_t tmp_cap = 0;
-
-    *err = MPI_SUCCESS;
-    for (size_t k = 0; k < v->n && *err == MPI_SUCCESS; k++) {
+    for (size_t k = 0; k < v->n; k++) {
         const struct logfs_replay_run *r = &v->r[k];
         uint64_t stride = r->stride ? r->stride : r->blocklen, ilo, ihi;
         if (r->offset >= b || r->offset + (r->count - 1) * stride + r->blocklen <= a)
@@ -222,26 +146,16 @@ static int fill_range(struct replay *rp, const struct run_vec *v, uint64_t a, ui
             ihi = r->count - 1;
         if (ilo > ihi)
             continue;
-        int scatter = r->blocklen >= REPLAY_SCATTER_MIN;
-        uint64_t per = scatter ? LOGFS_READV_MAX
-            : (REPLAY_CHUNK_BYTES / r->blocklen ? REPLAY_CHUNK_BYTES / r->blocklen : 1);
-        for (uint64_t c0 = ilo; c0 <= ihi && *err == MPI_SUCCESS; c0 += per) {
-            uint64_t c1 = c0 + per - 1 < ihi ? c0 + per - 1 : ihi;
-            uint64_t len = (c1 - c0 + 1) * r->blocklen;
-            if (scatter) {
-                *err = scatter_blocks(rp, r, stride, c0, c1, a, b);
-                continue;
-            }
-            if (len > tmp_cap) {
-                ADIOI_BBFS_FREE(tmp);
-                tmp = ADIOI_Malloc(len);
-                tmp_cap = len;
-            }
-            *err = copy_blocks(rp, r, stride, c0, c1, a, b, tmp);
-        }
+        ADIOI_BBFS_Exchange_want(rp->x, (int) r->writer, r->dlog_off + ilo * r->blocklen,
+                                 (ihi - ilo + 1) * r->blocklen);
+        /* only the first and the last block can be clipped */
+        place_clipped(rp, r, r->offset + ilo * stride, a, b);
+        if (ihi > ilo + 1)
+            ADIOI_BBFS_Exchange_place(rp->x, rp->buf + (r->offset + (ilo + 1) * stride - a),
+                                      r->blocklen, ihi - ilo - 1, stride);
+        if (ihi > ilo)
+            place_clipped(rp, r, r->offset + ihi * stride, a, b);
     }
-    ADIOI_BBFS_FREE(tmp);
-    return *err == MPI_SUCCESS ? 0 : -1;
 }
 
 /* One collective write of pieces (file order, disjoint) whose data is
@@ -351,7 +265,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     int progress = h->progress;
     uint64_t round_bytes = (uint64_t) h->replay_buffer;
     static char myname[] = "ADIOI_BBFS_REPLAY";
-    struct replay rp = { comm, lower, NULL, { 0, NULL, NULL }, nwriters, NULL, 0 };
+    struct replay rp = { comm, lower, NULL, { 0, NULL, NULL }, NULL, nwriters, NULL, 0 };
     struct logfs_error le;
     struct piece_vec v = { NULL, 0, 0, round_bytes };
     struct run_vec rv = { NULL, 0, 0, 0 };
@@ -361,8 +275,18 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
-    rc = logfs_plan_build_sessions((const char *const *) metalogs, ncounts, (size_t) nsessions,
-                                   &po, &rp.plan, &le);
+    /* Every writer's metalog, from the process that can read it. */
+    struct logfs_metalog_src *srcs = NULL;
+    char *meta_bytes = NULL;
+    err = ADIOI_BBFS_Exchange_begin(comm, canonical, metalogs, nwriters, h->salvage, &rp.logs,
+                                    &rp.x, &srcs, &meta_bytes);
+    if (err != MPI_SUCCESS) {
+        ADIOI_Free(ncounts);
+        goto fn_exit;
+    }
+    rc = logfs_plan_build_sessions_src(srcs, ncounts, (size_t) nsessions, &po, &rp.plan, &le);
+    ADIOI_Free(srcs);
+    ADIOI_Free(meta_bytes);
     ADIOI_Free(ncounts);
     /* Logs that lost epochs their writers had closed fail the replay; with
      * salvage, what they still hold is replayed and the loss reported. */
@@ -386,12 +310,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         goto fn_exit;
     }
 
-    for (int w = 0; h->salvage && rank == 0 && w < nwriters; w++) {
-        const char *warn = logfs_plan_warning(rp.plan, (uint32_t) w);
-        if (warn)
-            fprintf(stderr, "bbfs replay %s: writer %d not fully recovered: %s\n", canonical, w,
-                    warn);
-    }
+    /* (damage a salvage skipped was reported by the writer's host) */
     int add_rc;
     struct logfs_error add_le;
     ADIOI_BBFS_Datalogs_add(&rp.logs, rp.plan, INT_MAX, &add_rc, &add_le);      /* opens nothing */
@@ -493,9 +412,15 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 rp.buf = ADIOI_Malloc(bytes);
                 rp.buf_cap = bytes;
             }
-            if (err == MPI_SUCCESS && npc > 0
-                && (dense ? fill_range(&rp, &rv, whole.offset, whole.offset + bytes, &my_err)
-                    : gather_data(&rp, pc, npc, &my_err)) != 0)
+            if (err == MPI_SUCCESS && npc > 0) {
+                if (dense)
+                    want_range(&rp, &rv, whole.offset, whole.offset + bytes);
+                else
+                    want_pieces(&rp, pc, npc);
+            }
+            /* Every process takes part in every round's exchange. */
+            my_err = ADIOI_BBFS_Exchange_round(rp.x, err != MPI_SUCCESS);
+            if (my_err != MPI_SUCCESS && err == MPI_SUCCESS)
                 err = my_err;
             /* The write is collective: a process that failed still takes
              * part, with nothing to write, and says so at the next check. */
@@ -527,6 +452,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         ADIO_Flush(lower, &err);
 
   fn_exit:
+    ADIOI_BBFS_Exchange_end(rp.x);
     ADIOI_BBFS_Datalogs_free(&rp.logs);
     ADIOI_BBFS_FREE(rp.buf);
     ADIOI_BBFS_FREE(v.p);

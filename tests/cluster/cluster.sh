@@ -5,7 +5,8 @@
 #   cluster.sh up N DIR          start nodes node0..node(N-1) and a head
 #   cluster.sh down DIR          stop them; removes everything up made
 #   cluster.sh mpiexec DIR ARGS  mpiexec ARGS from the head, with the
-#                                nodes as hosts (-hosts node0,node1 ...)
+#                                nodes as hosts (-hosts node0,node1 ...,
+#                                or $CLUSTER_HOSTS)
 #   cluster.sh exec DIR NODE CMD run CMD inside a node (NODE: node0, head)
 #   cluster.sh with N DIR CMD    up, run CMD with CLUSTER_DIR=DIR, down,
 #                                even when CMD fails or is interrupted
@@ -148,7 +149,7 @@ case $cmd in
     mpiexec)
         [ $# -ge 1 ] || die "usage: cluster.sh mpiexec DIR ARGS..."
         dir=$(cd "$1" && pwd); shift
-        hosts=$(hosts_of "$dir")
+        hosts=${CLUSTER_HOSTS:-$(hosts_of "$dir")}
         exec nsenter -t "$(state "$dir" head.pid)" --mount --uts --ipc --net -- \
             "${MPIEXEC:-mpiexec}" -launcher ssh -launcher-exec "$dir/rsh" -hosts "$hosts" "$@" ;;
     exec)
