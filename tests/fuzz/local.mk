@@ -36,11 +36,26 @@ EXTRA_DIST += %reldir%/fuzz_hints.c
 	$(FUZZ_BUILD) -I$(srcdir)/adio/ad_bbfs
 CLEANFILES += %reldir%/fuzz-hints
 
+# bbserver's request path (every byte a server takes from the network),
+# from seeds make-bbs-seeds writes.
+BBS_FUZZ_TIME = 30
+EXTRA_DIST += %reldir%/fuzz_bbserver.c %reldir%/regress-bbserver
+check_PROGRAMS += %reldir%/make-bbs-seeds
+%canon_reldir%_make_bbs_seeds_SOURCES = %reldir%/make_bbs_seeds.c
+%canon_reldir%_make_bbs_seeds_CPPFLAGS = $(BBS_CPPFLAGS)
+%canon_reldir%_make_bbs_seeds_CFLAGS = $(BBS_CFLAGS)
+%canon_reldir%_make_bbs_seeds_LDADD = $(BBS_LIB) $(LOGFS_LIB)
+
+%reldir%/fuzz-bbserver: %reldir%/fuzz_bbserver.c $(BBS_CORE_C) $(LOGFS_SRCS)
+	$(FUZZ_BUILD) $(BBS_CPPFLAGS) @PMEM_LIBS@
+CLEANFILES += %reldir%/fuzz-bbserver
+
 .PHONY: fuzz-logfs
 # Runs for LOGFS_FUZZ_TIME seconds from seeds that real writers produce, then
 # the manifest parser for LOGFS_FUZZ_MANIFEST_TIME from hand-written seeds,
 # then the hint value parsers for LOGFS_FUZZ_HINTS_TIME.
-fuzz-logfs: %reldir%/fuzz-reader %reldir%/make-seeds %reldir%/fuzz-manifest %reldir%/fuzz-hints
+fuzz-logfs: %reldir%/fuzz-reader %reldir%/make-seeds %reldir%/fuzz-manifest %reldir%/fuzz-hints \
+	    %reldir%/fuzz-bbserver %reldir%/make-bbs-seeds
 	rm -rf %reldir%/corpus && mkdir -p %reldir%/corpus
 	./%reldir%/make-seeds %reldir%/corpus
 	./%reldir%/fuzz-reader -max_total_time=$(LOGFS_FUZZ_TIME) -max_len=65536 \
@@ -58,3 +73,8 @@ fuzz-logfs: %reldir%/fuzz-reader %reldir%/make-seeds %reldir%/fuzz-manifest %rel
 	  printf '%s' "$$v" > "%reldir%/hcorpus/$$(printf '%s' "$$v" | tr -c 'a-zA-Z0-9' _)"; done
 	./%reldir%/fuzz-hints -max_total_time=$(LOGFS_FUZZ_HINTS_TIME) -max_len=300 \
 	  -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 %reldir%/hcorpus
+	rm -rf %reldir%/bcorpus && mkdir -p %reldir%/bcorpus
+	./%reldir%/make-bbs-seeds %reldir%/bcorpus
+	./%reldir%/fuzz-bbserver -max_total_time=$(BBS_FUZZ_TIME) -max_len=8192 \
+	  -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 %reldir%/bcorpus \
+	  $(srcdir)/%reldir%/regress-bbserver

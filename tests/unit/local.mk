@@ -24,9 +24,13 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/security_test.cc \
 	%reldir%/hint_table_test.cc \
 	%reldir%/export_test.cc \
-	adio/ad_bbfs/ad_bbfs_hint_table.h adio/ad_bbfs/ad_bbfs_hint_table.c
+	%reldir%/proto_test.cc \
+	%reldir%/ownmap_test.cc \
+	%reldir%/serve_test.cc \
+	adio/ad_bbfs/ad_bbfs_hint_table.h adio/ad_bbfs/ad_bbfs_hint_table.c \
+	$(BBS_CORE_C)
 # The driver's hint table is plain C and tested here too, against docs/hints.md.
-%canon_reldir%_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS) -I$(srcdir)/adio/ad_bbfs \
+%canon_reldir%_logfs_unit_CPPFLAGS = $(LOGFS_CPPFLAGS) -I$(srcdir)/adio/ad_bbfs $(BBS_CPPFLAGS) \
 	-DBBFS_SRCDIR='"$(abs_srcdir)"'
 %canon_reldir%_logfs_unit_CFLAGS = $(LOGFS_CFLAGS)
 %canon_reldir%_logfs_unit_LDADD = $(LOGFS_LIB) @GTEST_LIBS@ @PMEM_LIBS@
@@ -55,7 +59,7 @@ tests/san/logfs-unit: $(SAN_LOGFS_SRCS) $(SAN_UNIT_SRCS) $(LOGFS_HDRS)
 	cd tests/san && for f in $(SAN_LOGFS_SRCS); do \
 	  $(CC) $(SAN_FLAGS) -std=c11 -D_POSIX_C_SOURCE=200809L -c "$(abs_srcdir)/$$f" -o "$$(basename $$f .c).o" || exit 1; done
 	cd tests/san && $(CXX) $(SAN_FLAGS) -I$(abs_srcdir)/logfs -I$(abs_srcdir)/%reldir% \
-	  -I$(abs_srcdir)/adio/ad_bbfs -DBBFS_SRCDIR='"$(abs_srcdir)"' \
+	  -I$(abs_srcdir)/adio/ad_bbfs -I$(abs_srcdir)/bbserver -DBBFS_SRCDIR='"$(abs_srcdir)"' \
 	  $(addprefix $(abs_srcdir)/,$(SAN_UNIT_SRCS)) *.o -o logfs-unit @GTEST_LIBS@ @PMEM_LIBS@
 check-sanitize: tests/san/logfs-unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -1,0 +1,213 @@
+/*
+ * bbsctl: talk to a running bbserver from a shell, one request per run:
+ * health checks in job scripts, and the tests' client.  See docs/bbserver.md.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "token.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bbsctl [-S HOST:PORT] [-t TOKEN_FILE] [-T SECONDS] COMMAND [ARGS]\n"
+            "Send one request to a bbserver and print the answer.\n"
+            "\n"
+            "  -S, --server HOST:PORT   the server (default $BBFS_SERVER)\n"
+            "  -t, --token-file FILE    token (default $BBFS_SERVER_TOKEN,\n"
+            "                           $BBFS_SERVER_TOKEN_FILE, ~/.bbfs/token)\n"
+            "  -T, --timeout SECONDS    wait this long for an answer (default 10)\n"
+            "\n"
+            "commands:\n"
+            "  ping                       version, pid, files held, requests served\n"
+            "  stat FILE                  size, ranges and writers attached to FILE\n"
+            "  query FILE [START END]     owners of [START, END) (default: the whole file)\n"
+            "  attach FILE SESSION RANK NODE DATALOG OFF LEN POS [COUNT STRIDE]\n"
+            "  detach FILE SESSION RANK START END\n"
+            "  replayed FILE              forget FILE's map (its logs were replayed)\n"
+            "  read PATH OFF LEN          LEN bytes of a log on the server's node, to stdout\n"
+            "  hold SECONDS               stay connected this long, then ping again (tests)\n"
+            "\n"
+            "Exit status: 0 done, 1 the server refused or failed, 2 bad usage,\n"
+            "3 no answer (not running, unreachable, timed out).\n");
+}
+
+static uint64_t num(const char *s)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end || !*s) {
+        fprintf(stderr, "bbsctl: %s is not a number\n", s);
+        exit(2);
+    }
+    return v;
+}
+
+static void need(int argc, int want, const char *cmd)
+{
+    if (argc != want) {
+        fprintf(stderr, "bbsctl: %s takes %d arguments\n", cmd, want - 1);
+        usage(stderr);
+        exit(2);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"server", required_argument, NULL, 'S'},
+        {"token-file", required_argument, NULL, 't'},
+        {"timeout", required_argument, NULL, 'T'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}
+    };
+    const char *server = getenv("BBFS_SERVER"), *token_file = NULL;
+    double timeout = 10;
+    uint8_t token[BBS_TOKEN_LEN];
+    char err[1024], source[4096];
+    int c;
+
+    while ((c = getopt_long(argc, argv, "+S:t:T:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'S':
+            server = optarg;
+            break;
+        case 't':
+            token_file = optarg;
+            break;
+        case 'T':
+            timeout = atof(optarg);
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    argc -= optind;
+    argv += optind;
+    if (argc < 1) {
+        usage(stderr);
+        return 2;
+    }
+    if (!server || !*server) {
+        fprintf(stderr, "bbsctl: no server: give -S HOST:PORT or set BBFS_SERVER\n");
+        return 2;
+    }
+    if (bbs_token_find(token_file, 0, token, source, sizeof(source), err, sizeof(err)) != 0) {
+        fprintf(stderr, "bbsctl: %s\n", err);
+        return 2;
+    }
+
+    const char *cmd = argv[0];
+    struct bbs_buf b = { 0 };
+    struct bbs_client *cl;
+    struct bbs_reply r;
+    int enc;
+    /* Check the arguments before connecting. */
+    if (!strcmp(cmd, "ping"))
+        need(argc, 1, cmd);
+    else if (!strcmp(cmd, "stat") || !strcmp(cmd, "replayed"))
+        need(argc, 2, cmd);
+    else if (!strcmp(cmd, "query")) {
+        if (argc != 2)
+            need(argc, 4, cmd);
+    } else if (!strcmp(cmd, "attach")) {
+        if (argc != 9)
+            need(argc, 11, cmd);
+    } else if (!strcmp(cmd, "detach"))
+        need(argc, 6, cmd);
+    else if (!strcmp(cmd, "read"))
+        need(argc, 4, cmd);
+    else if (!strcmp(cmd, "hold"))
+        need(argc, 2, cmd);
+    else {
+        fprintf(stderr, "bbsctl: unknown command %s\n", cmd);
+        usage(stderr);
+        return 2;
+    }
+    if (bbs_client_open(server, token, timeout, &cl, err, sizeof(err)) != 0) {
+        fprintf(stderr, "bbsctl: %s\n", err);
+        return strstr(err, "refused") ? 1 : 3;
+    }
+    if (!strcmp(cmd, "hold")) {
+        printf("connected\n");
+        fflush(stdout);
+        sleep((unsigned) num(argv[1]));
+        cmd = "ping";
+    }
+    uint64_t id = bbs_client_next_id(cl);
+    if (!strcmp(cmd, "ping"))
+        enc = bbs_enc_ping(&b, id, token);
+    else if (!strcmp(cmd, "stat"))
+        enc = bbs_enc_stat(&b, id, token, argv[1]);
+    else if (!strcmp(cmd, "replayed"))
+        enc = bbs_enc_replayed(&b, id, token, argv[1]);
+    else if (!strcmp(cmd, "query"))
+        enc = bbs_enc_query(&b, id, token, argv[1], argc == 4 ? num(argv[2]) : 0,
+                            argc == 4 ? num(argv[3]) : UINT64_MAX);
+    else if (!strcmp(cmd, "attach")) {
+        struct bbs_writer w = { num(argv[2]), (uint32_t) num(argv[3]), argv[4], argv[5] };
+        struct bbs_extent e = { num(argv[6]), num(argv[7]), argc == 11 ? num(argv[9]) : 1,
+            argc == 11 ? num(argv[10]) : 0, num(argv[8])
+        };
+        enc = bbs_enc_attach(&b, id, token, argv[1], &w, &e, 1);
+    } else if (!strcmp(cmd, "detach")) {
+        struct bbs_writer w = { num(argv[2]), (uint32_t) num(argv[3]), "-", "-" };
+        enc = bbs_enc_detach(&b, id, token, argv[1], &w, num(argv[4]), num(argv[5]));
+    } else
+        enc = bbs_enc_read(&b, id, token, argv[1], num(argv[2]), num(argv[3]));
+    if (enc != 0) {
+        fprintf(stderr, "bbsctl: out of memory\n");
+        return 1;
+    }
+    if (bbs_client_call(cl, &b, &r, err, sizeof(err)) != 0) {
+        fprintf(stderr, "bbsctl: %s\n", err);
+        bbs_client_close(cl);
+        return 3;
+    }
+    int rc = 0;
+    if (r.status != BBS_OK) {
+        fprintf(stderr, "bbsctl: %s: %s: %s\n", cmd, bbs_status_str(r.status), r.msg);
+        rc = 1;
+    } else if (!strcmp(cmd, "ping")) {
+        printf("version %u pid %u files %" PRIu64 " refused %" PRIu64, r.version, r.pid,
+               r.nfiles, r.refused);
+        static const char *const names[] = { "", "ping", "attach", "query", "detach", "stat",
+            "replayed", "read"
+        };
+        for (int op = 1; op < BBS_NUM_OPS; op++)
+            printf(" %s %" PRIu64, names[op], r.requests[op]);
+        printf("\n");
+    } else if (!strcmp(cmd, "stat"))
+        printf("size %" PRIu64 " ranges %" PRIu64 " writers %u\n", r.size, r.nranges,
+               r.nwriters);
+    else if (!strcmp(cmd, "query")) {
+        struct bbs_writer *w = calloc(r.nwriters ? r.nwriters : 1, sizeof(*w));
+        bbs_reply_writers(&r, w);
+        for (uint32_t i = 0; i < r.npieces; i++) {
+            struct bbs_piece p;
+            bbs_reply_piece(&r, i, &p);
+            printf("%" PRIu64 " %" PRIu64 " session %" PRIu64 " rank %u node %s log %s pos %"
+                   PRIu64 "\n", p.start, p.end, w[p.writer].session, w[p.writer].rank,
+                   w[p.writer].node, w[p.writer].datalog, p.pos);
+        }
+        if (r.more != UINT64_MAX)
+            printf("more from %" PRIu64 "\n", r.more);
+        free(w);
+    } else if (!strcmp(cmd, "read")) {
+        if (fwrite(r.data, 1, r.len, stdout) != r.len)
+            rc = 1;
+    }
+    bbs_buf_free(&b);
+    bbs_client_close(cl);
+    return rc;
+}

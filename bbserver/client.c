@@ -1,0 +1,288 @@
+/*
+ * The client side of bbserver (see client.h).
+ */
+#define _GNU_SOURCE
+#include "client.h"
+
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../logfs/coding.h"
+#include "server.h"
+#include "ucx.h"
+
+struct bbs_client {
+    struct bbs_ucx u;
+    ucp_ep_h ep;
+    char addr[300];
+    uint8_t token[BBS_TOKEN_LEN];
+    double timeout;
+    uint64_t next_id;
+    uint64_t waiting;           /* id of the request in flight */
+    struct bbs_incoming *reply; /* its reply, once it arrives */
+    ucs_status_t failed;        /* the endpoint's error, UCS_OK while fine */
+};
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    struct bbs_client *c = arg;
+    (void) ep;
+    c->failed = status;
+}
+
+static ucs_status_t on_reply(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param)
+{
+    struct bbs_client *c = arg;
+    (void) header;
+    (void) header_length;
+    /* The id is in the header (bytes 8-15); a reply to a request that
+     * timed out earlier is dropped.  Eager data is there to read; a
+     * rendezvous reply is for the one request in flight, or dropped. */
+    if (c->reply || length > BBS_MAX_MSG)
+        return UCS_OK;
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
+        && (length < 16 || logfs_get64((const uint8_t *) data + 8) != c->waiting))
+        return UCS_OK;
+    c->reply = bbs_incoming_take(data, length, param);
+    return c->reply && c->reply->desc ? UCS_INPROGRESS : UCS_OK;
+}
+
+/* Progress until done() or the deadline; sleeps in poll between events. */
+static int wait_until(struct bbs_client *c, double deadline, int (*done)(struct bbs_client *))
+{
+    for (;;) {
+        while (ucp_worker_progress(c->u.worker))
+            ;
+        if (c->reply && c->reply->desc)
+            bbs_incoming_start(&c->u, c->reply);
+        if (done(c))
+            return 0;
+        if (c->failed != UCS_OK)
+            return -1;
+        double left = deadline - now();
+        if (left <= 0)
+            return -1;
+        ucs_status_t st = ucp_worker_arm(c->u.worker);
+        if (st == UCS_ERR_BUSY)
+            continue;
+        if (st != UCS_OK)
+            return -1;
+        struct pollfd p = { .fd = c->u.efd, .events = POLLIN };
+        int ms = left > 0.1 ? 100 : (int) (left * 1000) + 1;   /* (rendezvous progress) */
+        poll(&p, 1, ms);
+    }
+}
+
+static int reply_done(struct bbs_client *c)
+{
+    if (!c->reply || !c->reply->done)
+        return 0;
+    if (c->reply->status == UCS_OK
+        && (c->reply->len < 16 || logfs_get64(c->reply->buf + 8) != c->waiting)) {
+        bbs_incoming_free(c->reply);    /* a late rendezvous reply to an older request */
+        c->reply = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+const uint8_t *bbs_client_token(const struct bbs_client *c)
+{
+    return c->token;
+}
+
+uint64_t bbs_client_next_id(struct bbs_client *c)
+{
+    return ++c->next_id;
+}
+
+const char *bbs_client_addr(const struct bbs_client *c)
+{
+    return c->addr;
+}
+
+static void send_done(void *request, ucs_status_t status, void *user_data)
+{
+    (void) request;
+    *(ucs_status_t *) user_data = status;
+}
+
+int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_reply *rep,
+                    char *err, size_t errlen)
+{
+    ucp_request_param_t p;
+    ucs_status_t sent = UCS_INPROGRESS;
+    double deadline = now() + c->timeout;
+    char why[256];
+
+    if (c->failed != UCS_OK) {
+        snprintf(err, errlen, "the connection to bbserver %s is broken (%s); restart the "
+                 "server or check BBFS_SERVER", c->addr, ucs_status_string(c->failed));
+        return -1;
+    }
+    bbs_incoming_free(c->reply);
+    c->reply = NULL;
+    c->waiting = req->len >= 16 ? logfs_get64(req->p + 8) : 0;
+    memset(&p, 0, sizeof(p));
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
+        | UCP_OP_ATTR_FIELD_FLAGS;
+    p.cb.send = send_done;
+    p.user_data = &sent;
+    p.flags = UCP_AM_SEND_FLAG_REPLY;
+    ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, BBS_AM_REQUEST, NULL, 0, req->p, req->len, &p);
+    if (UCS_PTR_IS_ERR(r)) {
+        snprintf(err, errlen, "cannot send to bbserver %s: %s", c->addr,
+                 ucs_status_string(UCS_PTR_STATUS(r)));
+        return -1;
+    }
+    /* The request's buffer is the caller's: wait until UCX is done with it
+     * as well as for the reply. */
+    if (r == NULL)
+        sent = UCS_OK;
+    int rc = wait_until(c, deadline, reply_done);
+    if (r) {
+        while (sent == UCS_INPROGRESS && c->failed == UCS_OK && now() < deadline + 1)
+            ucp_worker_progress(c->u.worker);
+        if (sent == UCS_INPROGRESS)
+            ucp_request_cancel(c->u.worker, r);
+        while (sent == UCS_INPROGRESS)
+            ucp_worker_progress(c->u.worker);
+        ucp_request_free(r);
+    }
+    if (rc != 0) {
+        if (c->failed != UCS_OK)
+            snprintf(err, errlen, "bbserver %s went away (%s); restart it, or check "
+                     "BBFS_SERVER and the bbfs_server hint", c->addr,
+                     ucs_status_string(c->failed));
+        else
+            snprintf(err, errlen, "bbserver %s did not answer within %.0f s "
+                     "(bbfs_server_timeout); is it running and reachable?", c->addr,
+                     c->timeout);
+        return -1;
+    }
+    if (c->reply->status != UCS_OK) {
+        snprintf(err, errlen, "receiving from bbserver %s: %s", c->addr,
+                 ucs_status_string(c->reply->status));
+        return -1;
+    }
+    if (bbs_dec_reply(c->reply->buf, c->reply->len, rep, why, sizeof(why)) != BBS_OK
+        || rep->id != c->waiting) {
+        snprintf(err, errlen, "bbserver %s sent a malformed reply: %s", c->addr,
+                 rep->id != c->waiting ? "for another request" : why);
+        return -1;
+    }
+    return 0;
+}
+
+int bbs_client_open(const char *addr, const uint8_t *token, double timeout,
+                    struct bbs_client **out, char *err, size_t errlen)
+{
+    struct bbs_client *c = calloc(1, sizeof(*c));
+    struct sockaddr_storage ss;
+    char host[256];
+    uint16_t port;
+    ucp_ep_params_t ep;
+    ucp_am_handler_param_t hp;
+    ucs_status_t st;
+
+    *out = NULL;
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(c->addr, sizeof(c->addr), "%s", addr);
+    memcpy(c->token, token, BBS_TOKEN_LEN);
+    c->timeout = timeout > 0 ? timeout : 30;
+    if (bbs_addr_split(addr, host, sizeof(host), &port) != 0) {
+        snprintf(err, errlen, "bad bbserver address \"%s\": give host:port", addr);
+        goto fail;
+    }
+    if (bbs_addr_resolve(host, port, &ss, err, errlen) != 0 || bbs_ucx_open(&c->u, err, errlen))
+        goto fail;
+    memset(&hp, 0, sizeof(hp));
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB
+        | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    hp.id = BBS_AM_REPLY;
+    hp.cb = on_reply;
+    hp.arg = c;
+    if ((st = ucp_worker_set_am_recv_handler(c->u.worker, &hp)) != UCS_OK) {
+        snprintf(err, errlen, "active-message handler: %s", ucs_status_string(st));
+        goto fail;
+    }
+    memset(&ep, 0, sizeof(ep));
+    ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR
+        | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    ep.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+    ep.sockaddr.addr = (const struct sockaddr *) &ss;
+    ep.sockaddr.addrlen = sizeof(struct sockaddr_in);
+    ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    ep.err_handler.cb = ep_error;
+    ep.err_handler.arg = c;
+    if ((st = ucp_ep_create(c->u.worker, &ep, &c->ep)) != UCS_OK) {
+        snprintf(err, errlen, "cannot connect to bbserver %s: %s", addr, ucs_status_string(st));
+        c->ep = NULL;
+        goto fail;
+    }
+    /* The connection is made in the background: a ping tells whether
+     * anyone is there and takes our token. */
+    struct bbs_buf b = { 0 };
+    struct bbs_reply rep;
+    char why[512];
+    if (bbs_enc_ping(&b, bbs_client_next_id(c), c->token) != 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
+    }
+    int rc = bbs_client_call(c, &b, &rep, why, sizeof(why));
+    bbs_buf_free(&b);
+    if (rc != 0) {
+        snprintf(err, errlen, "no bbserver answers at %s: %s", addr, why);
+        goto fail;
+    }
+    if (rep.status != BBS_OK) {
+        snprintf(err, errlen, "bbserver %s refused us: %s", addr, rep.msg);
+        goto fail;
+    }
+    *out = c;
+    return 0;
+  fail:
+    bbs_client_close(c);
+    return -1;
+}
+
+void bbs_client_close(struct bbs_client *c)
+{
+    if (!c)
+        return;
+    if (c->ep) {
+        ucp_request_param_t p;
+        memset(&p, 0, sizeof(p));
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+        p.flags = c->failed != UCS_OK ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+        ucs_status_ptr_t r = ucp_ep_close_nbx(c->ep, &p);
+        double deadline = now() + 2;
+        while (r && !UCS_PTR_IS_ERR(r) && ucp_request_check_status(r) == UCS_INPROGRESS
+               && now() < deadline)
+            ucp_worker_progress(c->u.worker);
+        if (r && !UCS_PTR_IS_ERR(r)) {
+            if (ucp_request_check_status(r) == UCS_INPROGRESS)
+                ucp_request_cancel(c->u.worker, r);
+            ucp_request_free(r);
+        }
+    }
+    bbs_incoming_free(c->reply);
+    if (c->u.worker)
+        bbs_ucx_close(&c->u);
+    free(c);
+}

@@ -1,0 +1,52 @@
+/*
+ * The client side of bbserver: one connection, one request at a time,
+ * each waited for with a time-out (sleeping in poll on the worker's event
+ * fd, not spinning).  Used by the driver inside MPI processes, by bbsctl
+ * and by the tests.  No MPI here.
+ */
+#ifndef BBSERVER_CLIENT_H
+#define BBSERVER_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct bbs_client;
+
+/*
+ * Connect to the server at "host:port" and check that it answers and
+ * accepts the token (a PING).  @return 0, or -1 with why in err: the
+ * address is bad, nothing answers within timeout seconds, or the server
+ * refused the token.
+ */
+int bbs_client_open(const char *addr, const uint8_t *token, double timeout,
+                    struct bbs_client **out, char *err, size_t errlen);
+
+/* The token and a fresh request id, for encoding a request. */
+const uint8_t *bbs_client_token(const struct bbs_client *c);
+uint64_t bbs_client_next_id(struct bbs_client *c);
+
+/*
+ * Send an encoded request and wait for its reply, decoded into rep (valid
+ * until the next call).  @return 0 when a reply came (rep->status may
+ * still be an error the server reports), -1 with why in err when none
+ * did: time-out, the server went away, or a malformed reply.
+ */
+int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_reply *rep,
+                    char *err, size_t errlen);
+
+/* The address this client talks to. */
+const char *bbs_client_addr(const struct bbs_client *c);
+
+void bbs_client_close(struct bbs_client *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * bbserver: the per-node ownership and log server of bbfs.  Options are
+ * described in docs/bbserver.md and by --help.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "server.h"
+#include "token.h"
+
+#define MAX_LOGDIRS 16
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bbserver [options]\n"
+            "Serve bbfs's ownership map and this node's logs to other nodes over UCX.\n"
+            "\n"
+            "  -l, --listen HOST         address or name to listen on (default: this host's name)\n"
+            "  -p, --port N              port (default 0: any free port; see --address-file)\n"
+            "  -d, --logdir DIR          serve log reads below DIR (repeatable, up to %d;\n"
+            "                            default $BBFS_LOGDIR, else $TMPDIR, else /tmp)\n"
+            "  -t, --token-file FILE     clients must present the token in FILE (0600); default\n"
+            "                            $BBFS_SERVER_TOKEN, $BBFS_SERVER_TOKEN_FILE, ~/.bbfs/token\n"
+            "                            (created if missing)\n"
+            "  -w, --workers N           worker threads (default 2)\n"
+            "  -s, --state FILE          save the map here at SIGTERM, load it at start\n"
+            "  -a, --address-file FILE   write host:port here once listening\n"
+            "  -i, --idle-limit SECONDS  exit after this long with no client and no file\n"
+            "                            (default 0: never)\n"
+            "  -v, --verbose             log connections\n"
+            "  -h, --help                this text\n"
+            "\n"
+            "Exit status: 0 after SIGTERM/SIGINT or the idle limit, 1 on a runtime error,\n"
+            "2 on bad usage.\n", MAX_LOGDIRS);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"port", required_argument, NULL, 'p'},
+        {"logdir", required_argument, NULL, 'd'},
+        {"token-file", required_argument, NULL, 't'},
+        {"workers", required_argument, NULL, 'w'},
+        {"state", required_argument, NULL, 's'},
+        {"address-file", required_argument, NULL, 'a'},
+        {"idle-limit", required_argument, NULL, 'i'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}
+    };
+    struct bbs_server_opts o;
+    const char *logdirs[MAX_LOGDIRS];
+    const char *token_file = NULL;
+    char host[256], err[512], source[4096];
+    int c;
+
+    memset(&o, 0, sizeof(o));
+    o.workers = 2;
+    o.logdirs = logdirs;
+    while ((c = getopt_long(argc, argv, "l:p:d:t:w:s:a:i:vh", opts, NULL)) != -1) {
+        char *end;
+        long v;
+        switch (c) {
+        case 'l':
+            o.listen = optarg;
+            break;
+        case 'p':
+            v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 65535) {
+                fprintf(stderr, "bbserver: --port %s: give 0 to 65535\n", optarg);
+                return 2;
+            }
+            o.port = (uint16_t) v;
+            break;
+        case 'd':
+            if (o.nlogdirs == MAX_LOGDIRS) {
+                fprintf(stderr, "bbserver: at most %d --logdir\n", MAX_LOGDIRS);
+                return 2;
+            }
+            logdirs[o.nlogdirs++] = optarg;
+            break;
+        case 't':
+            token_file = optarg;
+            break;
+        case 'w':
+            v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 64) {
+                fprintf(stderr, "bbserver: --workers %s: give 1 to 64\n", optarg);
+                return 2;
+            }
+            o.workers = (int) v;
+            break;
+        case 's':
+            o.state = optarg;
+            break;
+        case 'a':
+            o.address_file = optarg;
+            break;
+        case 'i':
+            o.idle_limit = strtod(optarg, &end);
+            if (*end || o.idle_limit < 0) {
+                fprintf(stderr, "bbserver: --idle-limit %s: give seconds, 0 for never\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'v':
+            o.verbose = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "bbserver: unexpected argument %s\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (!o.listen) {
+        if (gethostname(host, sizeof(host)) != 0) {
+            perror("bbserver: gethostname");
+            return 1;
+        }
+        host[sizeof(host) - 1] = 0;
+        o.listen = host;
+    }
+    if (o.nlogdirs == 0) {
+        const char *d = getenv("BBFS_LOGDIR");
+        if (!d || !*d)
+            d = getenv("TMPDIR");
+        logdirs[o.nlogdirs++] = d && *d ? d : "/tmp";
+    }
+    if (bbs_token_find(token_file, 1, o.token, source, sizeof(source), err, sizeof(err)) != 0) {
+        fprintf(stderr, "bbserver: %s\n", err);
+        return 1;
+    }
+    return bbs_server_run(&o);
+}

@@ -1,0 +1,385 @@
+/*
+ * The ownership map (see ownmap.h): files in a hash table by name, each
+ * with a writer table (hashed by session and rank) and a logfs range map.
+ */
+#include "ownmap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../logfs/rangemap.h"
+
+struct owned_writer {
+    struct bbs_writer w;        /* node and datalog are owned copies */
+};
+
+struct file {
+    char *name;
+    struct logfs_rangemap *map;
+    struct owned_writer *writers;
+    uint32_t nwriters, capwriters;
+    uint32_t *slots;            /* writer index + 1 by hash of (session, rank); 0 = free */
+    uint32_t nslots;            /* a power of two, at least twice nwriters */
+    uint64_t size;
+    struct file *next;          /* in its bucket */
+};
+
+struct bbs_ownmap {
+    struct file **buckets;
+    size_t nbuckets;            /* a power of two */
+    uint64_t nfiles;
+};
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;        /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t) *s) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t hash_writer(uint64_t session, uint32_t rank)
+{
+    uint64_t h = session * 0x9e3779b97f4a7c15ull ^ rank;
+    return h ^ (h >> 29);
+}
+
+struct bbs_ownmap *bbs_own_create(void)
+{
+    struct bbs_ownmap *m = calloc(1, sizeof(*m));
+    if (!m)
+        return NULL;
+    m->nbuckets = 64;
+    m->buckets = calloc(m->nbuckets, sizeof(*m->buckets));
+    if (!m->buckets) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void file_free(struct file *f)
+{
+    for (uint32_t i = 0; i < f->nwriters; i++) {
+        free((char *) f->writers[i].w.node);
+        free((char *) f->writers[i].w.datalog);
+    }
+    free(f->writers);
+    free(f->slots);
+    logfs_rangemap_destroy(f->map);
+    free(f->name);
+    free(f);
+}
+
+void bbs_own_destroy(struct bbs_ownmap *m)
+{
+    if (!m)
+        return;
+    for (size_t b = 0; b < m->nbuckets; b++)
+        for (struct file *f = m->buckets[b], *next; f; f = next) {
+            next = f->next;
+            file_free(f);
+        }
+    free(m->buckets);
+    free(m);
+}
+
+static struct file *find(const struct bbs_ownmap *m, const char *name)
+{
+    for (struct file *f = m->buckets[hash_str(name) & (m->nbuckets - 1)]; f; f = f->next)
+        if (strcmp(f->name, name) == 0)
+            return f;
+    return NULL;
+}
+
+/* Keep buckets at most one file each on average. */
+static void rehash(struct bbs_ownmap *m)
+{
+    size_t n = m->nbuckets * 2;
+    struct file **b = calloc(n, sizeof(*b));
+    if (!b)
+        return;                 /* longer chains, still correct */
+    for (size_t i = 0; i < m->nbuckets; i++)
+        for (struct file *f = m->buckets[i], *next; f; f = next) {
+            next = f->next;
+            size_t k = hash_str(f->name) & (n - 1);
+            f->next = b[k];
+            b[k] = f;
+        }
+    free(m->buckets);
+    m->buckets = b;
+    m->nbuckets = n;
+}
+
+static struct file *find_or_add(struct bbs_ownmap *m, const char *name)
+{
+    struct file *f = find(m, name);
+    if (f)
+        return f;
+    if ((f = calloc(1, sizeof(*f))) == NULL || (f->name = strdup(name)) == NULL
+        || logfs_rangemap_create(&f->map) != LOGFS_OK) {
+        if (f)
+            free(f->name);
+        free(f);
+        return NULL;
+    }
+    if (m->nfiles >= m->nbuckets)
+        rehash(m);
+    size_t k = hash_str(name) & (m->nbuckets - 1);
+    f->next = m->buckets[k];
+    m->buckets[k] = f;
+    __atomic_fetch_add(&m->nfiles, 1, __ATOMIC_RELAXED);
+    return f;
+}
+
+/* The slot of (session, rank): its writer, or the free slot it would take. */
+static uint32_t *slot_of(const struct file *f, uint64_t session, uint32_t rank)
+{
+    uint32_t mask = f->nslots - 1;
+    for (uint64_t k = hash_writer(session, rank);; k++) {
+        uint32_t *s = &f->slots[k & mask];
+        if (*s == 0)
+            return s;
+        const struct bbs_writer *w = &f->writers[*s - 1].w;
+        if (w->session == session && w->rank == rank)
+            return s;
+    }
+}
+
+static int grow_slots(struct file *f)
+{
+    uint32_t n = f->nslots ? f->nslots * 2 : 16;
+    uint32_t *old = f->slots, oldn = f->nslots;
+    if ((f->slots = calloc(n, sizeof(*f->slots))) == NULL) {
+        f->slots = old;
+        return -1;
+    }
+    f->nslots = n;
+    for (uint32_t i = 0; i < oldn; i++)
+        if (old[i]) {
+            const struct bbs_writer *w = &f->writers[old[i] - 1].w;
+            *slot_of(f, w->session, w->rank) = old[i];
+        }
+    free(old);
+    return 0;
+}
+
+/* The writer's index in f's table, added (with its node and datalog) if
+ * new, updated if it moved (a restarted job reuses session and rank only
+ * with new logs).  @return the index, or -1 when out of memory. */
+static int64_t writer_index(struct file *f, const struct bbs_writer *w)
+{
+    if (2 * (f->nwriters + 1) > f->nslots && grow_slots(f) != 0)
+        return -1;
+    uint32_t *s = slot_of(f, w->session, w->rank);
+    if (*s) {
+        struct bbs_writer *have = &f->writers[*s - 1].w;
+        if (strcmp(have->node, w->node) != 0 || strcmp(have->datalog, w->datalog) != 0) {
+            char *node = strdup(w->node), *log = strdup(w->datalog);
+            if (!node || !log) {
+                free(node);
+                free(log);
+                return -1;
+            }
+            free((char *) have->node);
+            free((char *) have->datalog);
+            have->node = node;
+            have->datalog = log;
+        }
+        return *s - 1;
+    }
+    if (f->nwriters >= (uint32_t) INT32_MAX)
+        return -1;
+    if (f->nwriters == f->capwriters) {
+        uint32_t cap = f->capwriters ? 2 * f->capwriters : 8;
+        struct owned_writer *p = realloc(f->writers, cap * sizeof(*p));
+        if (!p)
+            return -1;
+        f->writers = p;
+        f->capwriters = cap;
+    }
+    struct owned_writer *o = &f->writers[f->nwriters];
+    o->w = *w;
+    o->w.node = strdup(w->node);
+    o->w.datalog = strdup(w->datalog);
+    if (!o->w.node || !o->w.datalog) {
+        free((char *) o->w.node);
+        free((char *) o->w.datalog);
+        return -1;
+    }
+    *s = ++f->nwriters;
+    return f->nwriters - 1;
+}
+
+int bbs_own_attach(struct bbs_ownmap *m, const char *file, const struct bbs_writer *w,
+                   const struct bbs_extent *e, size_t n)
+{
+    struct file *f = find_or_add(m, file);
+    int64_t wi;
+    if (!f || (wi = writer_index(f, w)) < 0)
+        return BBS_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        for (uint64_t k = 0; k < e[i].count; k++) {
+            uint64_t off = e[i].off + k * e[i].stride;
+            if (logfs_rangemap_insert(f->map, off, off + e[i].len, (int32_t) wi,
+                                      e[i].pos + k * e[i].len) != LOGFS_OK)
+                return BBS_ENOMEM;
+            if (off + e[i].len > f->size)
+                f->size = off + e[i].len;
+        }
+    return BBS_OK;
+}
+
+struct collect {
+    int32_t owner;              /* detach: only this writer's; -1 = all */
+    struct bbs_piece *p;
+    uint32_t n, cap, max;
+    uint64_t more;
+    int nomem;
+};
+
+static int collect(void *arg, const struct logfs_range *r, int is_hole)
+{
+    struct collect *c = arg;
+    if (is_hole || (c->owner >= 0 && r->owner != c->owner))
+        return 0;
+    if (c->n == c->max) {
+        c->more = r->start;
+        return 1;
+    }
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? 2 * c->cap : 64;
+        struct bbs_piece *p = realloc(c->p, (size_t) cap * sizeof(*p));
+        if (!p) {
+            c->nomem = 1;
+            return 1;
+        }
+        c->p = p;
+        c->cap = cap;
+    }
+    c->p[c->n++] = (struct bbs_piece) { r->start, r->end, (uint32_t) r->owner, r->pos };
+    return 0;
+}
+
+int bbs_own_detach(struct bbs_ownmap *m, const char *file, uint64_t session, uint32_t rank,
+                   uint64_t start, uint64_t end)
+{
+    struct file *f = find(m, file);
+    if (!f)
+        return BBS_ENOFILE;
+    if (!f->nslots || *slot_of(f, session, rank) == 0)
+        return BBS_OK;          /* it attached nothing here */
+    struct collect c = { (int32_t) (*slot_of(f, session, rank) - 1), NULL, 0, 0, UINT32_MAX,
+        UINT64_MAX, 0
+    };
+    logfs_rangemap_query(f->map, start, end, collect, &c);
+    int st = c.nomem ? BBS_ENOMEM : BBS_OK;
+    for (uint32_t i = 0; i < c.n && st == BBS_OK; i++)
+        if (logfs_rangemap_remove(f->map, c.p[i].start, c.p[i].end) != LOGFS_OK)
+            st = BBS_ENOMEM;
+    free(c.p);
+    return st;
+}
+
+int bbs_own_query(const struct bbs_ownmap *m, const char *file, uint64_t start, uint64_t end,
+                  uint32_t max, struct bbs_piece **pieces, uint32_t *n, uint64_t *more)
+{
+    const struct file *f = find(m, file);
+    *pieces = NULL;
+    *n = 0;
+    *more = UINT64_MAX;
+    if (!f)
+        return BBS_ENOFILE;
+    struct collect c = { -1, NULL, 0, 0, max, UINT64_MAX, 0 };
+    logfs_rangemap_query(f->map, start, end, collect, &c);
+    if (c.nomem) {
+        free(c.p);
+        return BBS_ENOMEM;
+    }
+    *pieces = c.p;
+    *n = c.n;
+    *more = c.more;
+    return BBS_OK;
+}
+
+const struct bbs_writer *bbs_own_writer(const struct bbs_ownmap *m, const char *file,
+                                        uint32_t i)
+{
+    const struct file *f = find(m, file);
+    return f && i < f->nwriters ? &f->writers[i].w : NULL;
+}
+
+int bbs_own_stat(const struct bbs_ownmap *m, const char *file, uint64_t *size,
+                 uint64_t *nranges, uint32_t *nwriters)
+{
+    const struct file *f = find(m, file);
+    if (!f)
+        return BBS_ENOFILE;
+    *size = f->size;
+    *nranges = logfs_rangemap_count(f->map);
+    *nwriters = f->nwriters;
+    return BBS_OK;
+}
+
+int bbs_own_drop(struct bbs_ownmap *m, const char *file)
+{
+    struct file **pp = &m->buckets[hash_str(file) & (m->nbuckets - 1)];
+    for (; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->name, file) == 0) {
+            struct file *f = *pp;
+            *pp = f->next;
+            file_free(f);
+            __atomic_fetch_sub(&m->nfiles, 1, __ATOMIC_RELAXED);
+            return BBS_OK;
+        }
+    return BBS_ENOFILE;
+}
+
+uint64_t bbs_own_nfiles(const struct bbs_ownmap *m)
+{
+    return __atomic_load_n(&m->nfiles, __ATOMIC_RELAXED);       /* (PING, any thread) */
+}
+
+int bbs_own_each(const struct bbs_ownmap *m, int (*fn)(void *arg, const char *file), void *arg)
+{
+    for (size_t b = 0; b < m->nbuckets; b++)
+        for (const struct file *f = m->buckets[b]; f; f = f->next) {
+            int rc = fn(arg, f->name);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+struct ranges_arg {
+    const struct file *f;
+    int (*fn)(void *arg, const struct bbs_writer *w, uint64_t start, uint64_t end,
+              uint64_t pos);
+    void *arg;
+};
+
+static int each_range(void *arg, const struct logfs_range *r, int is_hole)
+{
+    struct ranges_arg *a = arg;
+    (void) is_hole;             /* a walk has none */
+    return a->fn(a->arg, &a->f->writers[r->owner].w, r->start, r->end, r->pos);
+}
+
+int bbs_own_ranges(const struct bbs_ownmap *m, const char *file,
+                   int (*fn)(void *arg, const struct bbs_writer *w, uint64_t start,
+                             uint64_t end, uint64_t pos), void *arg)
+{
+    struct ranges_arg a = { find(m, file), fn, arg };
+    if (!a.f)
+        return BBS_ENOFILE;
+    return logfs_rangemap_walk(a.f->map, each_range, &a);
+}
+
+size_t bbs_own_print(const struct bbs_ownmap *m, const char *file, char *buf, size_t len)
+{
+    const struct file *f = find(m, file);
+    if (!f)
+        return (size_t) snprintf(buf, len, "(no such file)");
+    return logfs_rangemap_print(f->map, buf, len);
+}

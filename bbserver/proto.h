@@ -1,0 +1,200 @@
+/*
+ * bbserver's wire format: requests and replies as little-endian bytes.
+ * Plain C, no UCX: the server, the client library in the driver, the unit
+ * tests and the fuzzer all use these functions, so the decoder is the one
+ * place where untrusted bytes are checked.
+ *
+ * Every message:   magic u32 | version u16 | op u16 | id u64
+ * then a request:  token[BBS_TOKEN_LEN] | body
+ *      a reply:    status u16 | message str | body (only when status is OK)
+ * A str is u32 length (counting its NUL) then the bytes, NUL-terminated
+ * with no NUL inside; an empty str is length 0.
+ *
+ * The decoder checks every field and length before use: a message that is
+ * short, long, has an unknown op, a bad string, a count that does not match
+ * the bytes, a range that wraps or a record past a limit is refused as
+ * BBS_EMSG with a message naming the field.
+ */
+#ifndef BBSERVER_PROTO_H
+#define BBSERVER_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BBS_MAGIC 0x31534242u   /* "BBS1" */
+#define BBS_VERSION 1
+#define BBS_TOKEN_LEN 32
+/* Limits a server enforces on one message (a client splits above them). */
+#define BBS_MAX_PATH 4096
+#define BBS_MAX_RECORDS (1u << 20)      /* extent records in one attach */
+#define BBS_MAX_PIECES (1ull << 24)     /* pieces those records expand to */
+#define BBS_MAX_READ (64u << 20)        /* bytes in one read reply */
+#define BBS_MAX_QUERY_PIECES (1u << 20) /* pieces in one query reply */
+#define BBS_MAX_MSG (BBS_MAX_READ + 4096)
+
+/* X(name, description): the status a reply carries. */
+#define BBS_STATUS_LIST(X)                                                    \
+    X(BBS_OK,       "success")                                                \
+    X(BBS_EMSG,     "malformed message")                                      \
+    X(BBS_EVERSION, "protocol version not supported by this server")          \
+    X(BBS_ETOKEN,   "wrong token: the server belongs to another job or user") \
+    X(BBS_ENOFILE,  "the server holds nothing for this file")                 \
+    X(BBS_ENOMEM,   "the server is out of memory")                            \
+    X(BBS_EIO,      "I/O error reading a log on the server's node")           \
+    X(BBS_ELIMIT,   "the request exceeds a limit of the server")              \
+    X(BBS_EPERM,    "the path is not a log in the server's log directories")  \
+    X(BBS_ESHORT,   "the log is shorter than the bytes asked for")
+
+enum bbs_status {
+#define BBS_X_ENUM(name, desc) name,
+    BBS_STATUS_LIST(BBS_X_ENUM)
+#undef BBS_X_ENUM
+    BBS_NUM_STATUS
+};
+
+/* @return the status's description ("unknown status" past the list). */
+const char *bbs_status_str(int status);
+
+enum bbs_op {
+    BBS_PING = 1,   /* -> server version, pid, files held */
+    BBS_ATTACH,     /* a writer's extents become visible: file, writer, records */
+    BBS_QUERY,      /* owners of [start, end) of a file -> writers and pieces */
+    BBS_DETACH,     /* forget a writer's extents in [start, end) */
+    BBS_STAT,       /* a file's size (end of the last attached byte) */
+    BBS_REPLAYED,   /* the file's logs went to the canonical file: drop its map */
+    BBS_READ,       /* bytes of a datalog on the server's node */
+    BBS_NUM_OPS
+};
+
+/* Who wrote: a process of one session (job) of a file, and where its
+ * datalog is (a path on the node whose server is `node`). */
+struct bbs_writer {
+    uint64_t session;
+    uint32_t rank;
+    const char *node;       /* that node's server address, "host:port" */
+    const char *datalog;
+};
+
+/* count blocks of len bytes, at off, off + stride, ...; in the datalog at
+ * pos, pos + len, ... (a strided write is one record, not count pairs). */
+struct bbs_extent {
+    uint64_t off, len, count, stride, pos;
+};
+
+/* A piece of a query's answer: [start, end) is writer's, at pos in its log. */
+struct bbs_piece {
+    uint64_t start, end;
+    uint32_t writer;        /* index into the reply's writers */
+    uint64_t pos;
+};
+
+/* A decoded request.  Pointers point into the message bytes. */
+struct bbs_request {
+    uint16_t op;
+    uint64_t id;
+    uint8_t token[BBS_TOKEN_LEN];
+    const char *file;           /* ATTACH QUERY DETACH STAT REPLAYED */
+    struct bbs_writer writer;   /* ATTACH DETACH */
+    uint64_t start, end;        /* QUERY DETACH; READ: offset, offset + length */
+    uint32_t nrecords;          /* ATTACH */
+    const uint8_t *records;     /* ATTACH: read them with bbs_record() */
+    uint64_t npieces;           /* ATTACH: what the records expand to */
+    const char *path;           /* READ: the datalog */
+};
+
+/* A decoded reply. */
+struct bbs_reply {
+    uint16_t op;
+    uint64_t id;
+    uint16_t status;
+    const char *msg;            /* what went wrong, for the user ("" if OK) */
+    /* PING */
+    uint32_t version, pid;
+    uint64_t nfiles;
+    uint64_t requests[BBS_NUM_OPS];     /* served, by op */
+    uint64_t refused;
+    /* QUERY: writers and pieces (read with bbs_reply_writer / _piece);
+     * more: where to continue when the answer was cut at a limit */
+    uint32_t nwriters;
+    uint32_t npieces;
+    const uint8_t *writers, *pieces;
+    uint64_t more;              /* UINT64_MAX: the answer is complete */
+    /* STAT */
+    uint64_t size, nranges;
+    /* READ */
+    const uint8_t *data;
+    uint64_t len;
+};
+
+/* Counters of what a server was asked, told by PING (tests assert on
+ * them).  A server's workers share one: updated with atomic adds. */
+struct bbs_stats {
+    uint64_t requests[BBS_NUM_OPS];
+    uint64_t refused;           /* bad token, malformed, bad version */
+};
+
+/* A growing encode buffer; an allocation failure sticks (failed) and the
+ * finishing call reports it, so encoders need no check per field. */
+struct bbs_buf {
+    uint8_t *p;
+    size_t len, cap;
+    int failed;
+};
+
+void bbs_buf_free(struct bbs_buf *b);
+
+/* Requests.  Each starts b afresh.  @return 0, or -1 when out of memory. */
+int bbs_enc_ping(struct bbs_buf *b, uint64_t id, const uint8_t *token);
+int bbs_enc_attach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
+                   const struct bbs_writer *w, const struct bbs_extent *e, uint32_t n);
+int bbs_enc_query(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
+                  uint64_t start, uint64_t end);
+int bbs_enc_detach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
+                   const struct bbs_writer *w, uint64_t start, uint64_t end);
+int bbs_enc_stat(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file);
+int bbs_enc_replayed(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file);
+int bbs_enc_read(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *path,
+                 uint64_t off, uint64_t len);
+
+/* Replies.  bbs_rep_begin writes the header (and msg when status is not
+ * OK); OK replies then append their body with the calls below. */
+int bbs_rep_begin(struct bbs_buf *b, uint16_t op, uint64_t id, uint16_t status,
+                  const char *msg);
+/* PING: who the server is and what it was asked so far. */
+int bbs_rep_ping(struct bbs_buf *b, uint32_t pid, uint64_t nfiles,
+                 const struct bbs_stats *stats);
+int bbs_rep_stat(struct bbs_buf *b, uint64_t size, uint64_t nranges, uint32_t nwriters);
+/* READ: room for len bytes at the end, to read the log into. */
+uint8_t *bbs_rep_read_room(struct bbs_buf *b, uint64_t len);
+/* QUERY: writers first, then pieces, then the continuation point. */
+int bbs_rep_query_begin(struct bbs_buf *b, uint32_t nwriters);
+int bbs_rep_query_writer(struct bbs_buf *b, const struct bbs_writer *w);
+int bbs_rep_query_pieces(struct bbs_buf *b, const struct bbs_piece *p, uint32_t n,
+                         uint64_t more);
+/* ATTACH, DETACH, REPLAYED: no body. */
+
+/* Decoding.  @return BBS_OK, or BBS_EMSG / BBS_EVERSION with why in err
+ * (errlen bytes, NUL-terminated). */
+int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *err,
+                    size_t errlen);
+int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, size_t errlen);
+
+/* Record i of a decoded attach (i < nrecords; checked by the decoder). */
+void bbs_record(const struct bbs_request *r, uint32_t i, struct bbs_extent *e);
+/* A decoded query reply's writers, all nwriters of them, into w[]. */
+void bbs_reply_writers(const struct bbs_reply *r, struct bbs_writer *w);
+/* Piece i of a decoded query reply (i < npieces). */
+void bbs_reply_piece(const struct bbs_reply *r, uint32_t i, struct bbs_piece *p);
+
+/* The op a message claims, without decoding it (0 if too short). */
+uint16_t bbs_peek_op(const void *msg, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * One request in, one reply out (see serve.h).
+ */
+#define _GNU_SOURCE
+#include "serve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Compare in constant time: how much of a token matched is no hint. */
+static int token_ok(const uint8_t *a, const uint8_t *b)
+{
+    uint8_t d = 0;
+    for (int i = 0; i < BBS_TOKEN_LEN; i++)
+        d |= (uint8_t) (a[i] ^ b[i]);
+    return d == 0;
+}
+
+int bbs_serve_path_allowed(const struct bbs_serve_conf *conf, const char *path, char *why,
+                           size_t len)
+{
+    char real[PATH_MAX];
+    struct stat st;
+
+    if (!realpath(path, real)) {
+        snprintf(why, len, "%s: %s", path, strerror(errno));
+        return 0;
+    }
+    if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, len, "%s is not a regular file", path);
+        return 0;
+    }
+    for (size_t i = 0; i < conf->nlogdirs; i++) {
+        char dir[PATH_MAX];
+        if (!realpath(conf->logdirs[i], dir))
+            continue;
+        size_t n = strlen(dir);
+        if (strncmp(real, dir, n) == 0 && (real[n] == '/' || (n == 1 && dir[0] == '/')))
+            return 1;
+    }
+    snprintf(why, len, "%s is not below any of the server's %zu log directories (--logdir)",
+             path, conf->nlogdirs);
+    return 0;
+}
+
+static int serve_read(const struct bbs_serve_conf *conf, const struct bbs_request *r,
+                      struct bbs_buf *out)
+{
+    char why[PATH_MAX + 128];
+    uint64_t n = r->end - r->start;
+    int fd;
+
+    if (!bbs_serve_path_allowed(conf, r->path, why, sizeof(why)))
+        return bbs_rep_begin(out, r->op, r->id, BBS_EPERM, why);
+    if ((fd = open(r->path, O_RDONLY | O_CLOEXEC)) < 0) {
+        snprintf(why, sizeof(why), "cannot open %s: %s", r->path, strerror(errno));
+        return bbs_rep_begin(out, r->op, r->id, BBS_EIO, why);
+    }
+    bbs_rep_begin(out, r->op, r->id, BBS_OK, NULL);
+    uint8_t *p = bbs_rep_read_room(out, n);
+    uint64_t got = 0;
+    while (p && got < n) {
+        ssize_t k = pread(fd, p + got, n - got, (off_t) (r->start + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            int e = k < 0 ? errno : 0;
+            close(fd);
+            if (k == 0)
+                snprintf(why, sizeof(why), "%s holds %llu bytes at %llu, not %llu", r->path,
+                         (unsigned long long) got, (unsigned long long) r->start,
+                         (unsigned long long) n);
+            else
+                snprintf(why, sizeof(why), "reading %s at %llu: %s", r->path,
+                         (unsigned long long) (r->start + got), strerror(e));
+            return bbs_rep_begin(out, r->op, r->id, k == 0 ? BBS_ESHORT : BBS_EIO, why);
+        }
+        got += (uint64_t) k;
+    }
+    close(fd);
+    return p ? 0 : -1;
+}
+
+static int serve_query(const struct bbs_ownmap *m, const struct bbs_request *r,
+                       struct bbs_buf *out)
+{
+    struct bbs_piece *p;
+    uint32_t n, nw = 0;
+    uint64_t more;
+    int st = bbs_own_query(m, r->file, r->start, r->end, BBS_MAX_QUERY_PIECES, &p, &n, &more);
+
+    if (st == BBS_ENOFILE) {    /* nothing attached: an empty answer */
+        st = BBS_OK;
+        n = 0;
+        p = NULL;
+    }
+    if (st != BBS_OK)
+        return bbs_rep_begin(out, r->op, r->id, (uint16_t) st, "query");
+    /* Only the writers the pieces name, renumbered in order of appearance. */
+    uint32_t *map = NULL, *used = NULL;
+    if (n) {
+        uint32_t maxw = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (p[i].writer + 1 > maxw)
+                maxw = p[i].writer + 1;
+        map = malloc(sizeof(*map) * maxw);
+        used = malloc(sizeof(*used) * (n < maxw ? n : maxw));
+        if (!map || !used) {
+            free(map);
+            free(used);
+            free(p);
+            return bbs_rep_begin(out, r->op, r->id, BBS_ENOMEM, "query");
+        }
+        memset(map, 0xff, sizeof(*map) * maxw);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t w = p[i].writer;
+            if (map[w] == UINT32_MAX) {
+                map[w] = nw;
+                used[nw++] = w;
+            }
+            p[i].writer = map[w];
+        }
+    }
+    bbs_rep_begin(out, r->op, r->id, BBS_OK, NULL);
+    bbs_rep_query_begin(out, nw);
+    for (uint32_t i = 0; i < nw; i++)
+        bbs_rep_query_writer(out, bbs_own_writer(m, r->file, used[i]));
+    int rc = bbs_rep_query_pieces(out, p, n, more);
+    free(map);
+    free(used);
+    free(p);
+    return rc;
+}
+
+static int serve_attach(struct bbs_ownmap *m, const struct bbs_request *r, struct bbs_buf *out)
+{
+    struct bbs_extent e;
+    int st = BBS_OK;
+    for (uint32_t i = 0; i < r->nrecords && st == BBS_OK; i++) {
+        bbs_record(r, i, &e);
+        st = bbs_own_attach(m, r->file, &r->writer, &e, 1);
+    }
+    return bbs_rep_begin(out, r->op, r->id, (uint16_t) st,
+                         st == BBS_OK ? NULL : "attach: the server ran out of memory");
+}
+
+int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
+              struct bbs_stats *stats, const void *msg, size_t len, struct bbs_buf *out)
+{
+    struct bbs_request r;
+    char err[512];
+    int st = bbs_dec_request(msg, len, &r, err, sizeof(err));
+
+    if (st != BBS_OK) {
+        __atomic_fetch_add(&stats->refused, 1, __ATOMIC_RELAXED);
+        /* (an op this server does not know is answered as a ping, so that
+         * the reply still decodes; the client matches it by id) */
+        uint16_t op = bbs_peek_op(msg, len);
+        if (op == 0 || op >= BBS_NUM_OPS)
+            op = BBS_PING;
+        return bbs_rep_begin(out, op, r.id, (uint16_t) st, err);
+    }
+    if (!token_ok(r.token, conf->token)) {
+        __atomic_fetch_add(&stats->refused, 1, __ATOMIC_RELAXED);
+        return bbs_rep_begin(out, r.op, r.id, BBS_ETOKEN, "the token presented is not this "
+                             "server's: use the job's BBFS_SERVER_TOKEN or the server's "
+                             "--token-file");
+    }
+    __atomic_fetch_add(&stats->requests[r.op], 1, __ATOMIC_RELAXED);
+    switch (r.op) {
+    case BBS_PING:
+        bbs_rep_begin(out, r.op, r.id, BBS_OK, NULL);
+        return bbs_rep_ping(out, conf->pid, conf->nfiles ? conf->nfiles(conf->nfiles_arg)
+                            : bbs_own_nfiles(m), stats);
+    case BBS_ATTACH:
+        return serve_attach(m, &r, out);
+    case BBS_QUERY:
+        return serve_query(m, &r, out);
+    case BBS_DETACH:
+        st = bbs_own_detach(m, r.file, r.writer.session, r.writer.rank, r.start, r.end);
+        if (st == BBS_ENOFILE)
+            st = BBS_OK;        /* nothing to forget */
+        return bbs_rep_begin(out, r.op, r.id, (uint16_t) st, "detach");
+    case BBS_STAT: {
+        uint64_t size = 0, nranges = 0;
+        uint32_t nw = 0;
+        st = bbs_own_stat(m, r.file, &size, &nranges, &nw);
+        if (st == BBS_ENOFILE)
+            st = BBS_OK;        /* an empty file */
+        bbs_rep_begin(out, r.op, r.id, (uint16_t) st, NULL);
+        return bbs_rep_stat(out, size, nranges, nw);
+    }
+    case BBS_REPLAYED:
+        bbs_own_drop(m, r.file);
+        return bbs_rep_begin(out, r.op, r.id, BBS_OK, NULL);
+    case BBS_READ:
+        return serve_read(conf, &r, out);
+    }
+    return bbs_rep_begin(out, r.op, r.id, BBS_EMSG, "unknown operation");
+}

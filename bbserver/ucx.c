@@ -1,0 +1,164 @@
+/*
+ * UCX pieces shared by bbserver and its clients (see ucx.h).
+ */
+#define _GNU_SOURCE
+#include "ucx.h"
+
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bbs_ucx_open(struct bbs_ucx *u, char *err, size_t errlen)
+{
+    ucp_config_t *config;
+    ucp_params_t p;
+    ucp_worker_params_t wp;
+    ucs_status_t st;
+
+    memset(u, 0, sizeof(*u));
+    u->efd = -1;
+    if ((st = ucp_config_read(NULL, NULL, &config)) != UCS_OK) {
+        snprintf(err, errlen, "UCX configuration: %s", ucs_status_string(st));
+        return -1;
+    }
+    memset(&p, 0, sizeof(p));
+    p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+    p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    p.name = "bbfs";
+    st = ucp_init(&p, config, &u->ctx);
+    ucp_config_release(config);
+    if (st != UCS_OK) {
+        snprintf(err, errlen, "UCX initialisation: %s", ucs_status_string(st));
+        return -1;
+    }
+    memset(&wp, 0, sizeof(wp));
+    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    wp.thread_mode = UCS_THREAD_MODE_SINGLE;   /* only one thread touches UCX */
+    if ((st = ucp_worker_create(u->ctx, &wp, &u->worker)) != UCS_OK
+        || (st = ucp_worker_get_efd(u->worker, &u->efd)) != UCS_OK) {
+        snprintf(err, errlen, "UCX worker: %s", ucs_status_string(st));
+        bbs_ucx_close(u);
+        return -1;
+    }
+    return 0;
+}
+
+void bbs_ucx_close(struct bbs_ucx *u)
+{
+    if (u->worker)
+        ucp_worker_destroy(u->worker);
+    if (u->ctx)
+        ucp_cleanup(u->ctx);
+    u->worker = NULL;
+    u->ctx = NULL;
+    u->efd = -1;
+}
+
+int bbs_addr_split(const char *hostport, char *host, size_t hostlen, uint16_t *port)
+{
+    const char *colon = strrchr(hostport, ':');
+    char *end;
+    if (!colon || colon == hostport || (size_t) (colon - hostport) >= hostlen)
+        return -1;
+    unsigned long p = strtoul(colon + 1, &end, 10);
+    if (*end || end == colon + 1 || p == 0 || p > 65535)
+        return -1;
+    memcpy(host, hostport, (size_t) (colon - hostport));
+    host[colon - hostport] = 0;
+    *port = (uint16_t) p;
+    return 0;
+}
+
+int bbs_addr_resolve(const char *host, uint16_t port, struct sockaddr_storage *ss,
+                     char *err, size_t errlen)
+{
+    struct addrinfo hints, *res;
+    char ps[8];
+    int rc;
+
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_family = AF_INET;  /* UCX's tcp sockcm; the cluster is IPv4 */
+    hints.ai_socktype = SOCK_STREAM;
+    snprintf(ps, sizeof(ps), "%u", port);
+    if ((rc = getaddrinfo(host, ps, &hints, &res)) != 0) {
+        snprintf(err, errlen, "cannot resolve %s: %s", host, gai_strerror(rc));
+        return -1;
+    }
+    memset(ss, 0, sizeof(*ss));
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return 0;
+}
+
+struct bbs_incoming *bbs_incoming_take(void *data, size_t length,
+                                       const ucp_am_recv_param_t *param)
+{
+    struct bbs_incoming *in = calloc(1, sizeof(*in));
+    if (!in || (in->buf = malloc(length ? length : 1)) == NULL) {
+        free(in);
+        return NULL;
+    }
+    in->len = length;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
+        in->desc = data;
+    else {
+        memcpy(in->buf, data, length);
+        in->done = 1;
+        in->status = UCS_OK;
+    }
+    return in;
+}
+
+static void recv_done(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+    struct bbs_incoming *in = user_data;
+    (void) length;
+    in->status = status;
+    in->done = 1;
+    ucp_request_free(request);
+}
+
+int bbs_incoming_start(struct bbs_ucx *u, struct bbs_incoming *in)
+{
+    ucp_request_param_t p;
+    ucs_status_ptr_t r;
+
+    if (!in->desc)
+        return 0;
+    memset(&p, 0, sizeof(p));
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
+        | UCP_OP_ATTR_FIELD_DATATYPE;
+    p.cb.recv_am = recv_done;
+    p.user_data = in;
+    p.datatype = ucp_dt_make_contig(1);
+    r = ucp_am_recv_data_nbx(u->worker, in->desc, in->buf, in->len, &p);
+    in->desc = NULL;
+    if (r == NULL) {
+        in->status = UCS_OK;
+        in->done = 1;
+    } else if (UCS_PTR_IS_ERR(r)) {
+        in->status = UCS_PTR_STATUS(r);
+        in->done = 1;
+        return -1;
+    }
+    return 0;
+}
+
+void bbs_incoming_free(struct bbs_incoming *in)
+{
+    if (!in)
+        return;
+    free(in->buf);
+    free(in);
+}
+
+ucs_status_t bbs_ucx_release(ucs_status_ptr_t p)
+{
+    if (p == NULL)
+        return UCS_OK;
+    if (UCS_PTR_IS_ERR(p))
+        return UCS_PTR_STATUS(p);
+    ucp_request_free(p);
+    return UCS_INPROGRESS;
+}

@@ -1,0 +1,150 @@
+// bbserver's ownership map: owners per byte, as the range map splits and
+// merges them, with several writers and several files.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "ownmap.h"
+
+namespace {
+
+class OwnMap : public ::testing::Test {
+  protected:
+    bbs_ownmap *m = bbs_own_create();
+    ~OwnMap() override { bbs_own_destroy(m); }
+
+    static bbs_writer W(uint32_t rank, uint64_t session = 1)
+    {
+        static std::string logs[64];
+        logs[rank % 64] = "/l/f.bbfs." + std::to_string(rank) + ".datalog";
+        return bbs_writer{session, rank, "n0:1", logs[rank % 64].c_str()};
+    }
+    void Attach(uint32_t rank, uint64_t off, uint64_t len, uint64_t pos, const char *f = "/f",
+                uint64_t count = 1, uint64_t stride = 0)
+    {
+        bbs_writer w = W(rank);
+        bbs_extent e{off, len, count, stride, pos};
+        ASSERT_EQ(BBS_OK, bbs_own_attach(m, f, &w, &e, 1));
+    }
+    std::string Print(const char *f = "/f")
+    {
+        char buf[4096];
+        bbs_own_print(m, f, buf, sizeof(buf));
+        return buf;
+    }
+};
+
+TEST_F(OwnMap, ByteOwnersAreTheWritersTableIndexes)
+{
+    Attach(7, 0, 8, 0);
+    Attach(2, 8, 8, 100);
+    EXPECT_EQ("[0-7:0@0][8-15:1@100]", Print());
+    EXPECT_EQ(7u, bbs_own_writer(m, "/f", 0)->rank);
+    EXPECT_EQ(2u, bbs_own_writer(m, "/f", 1)->rank);
+    EXPECT_EQ(nullptr, bbs_own_writer(m, "/f", 2));
+}
+
+TEST_F(OwnMap, LaterAttachOverwritesAndCutPiecesKeepTheOldOwner)
+{
+    Attach(0, 0, 100, 0);
+    Attach(1, 40, 10, 500);
+    EXPECT_EQ("[0-39:0@0][40-49:1@500][50-99:0@50]", Print());
+}
+
+TEST_F(OwnMap, AStridedRecordAttachesEveryBlock)
+{
+    Attach(0, 0, 8, 0, "/f", 4, 16);
+    Attach(1, 8, 8, 0, "/f", 4, 16);
+    EXPECT_EQ("[0-7:0@0][8-15:1@0][16-23:0@8][24-31:1@8][32-39:0@16][40-47:1@16]"
+              "[48-55:0@24][56-63:1@24]",
+              Print());
+}
+
+TEST_F(OwnMap, DetachForgetsOnlyTheWritersOwnBytes)
+{
+    Attach(0, 0, 100, 0);
+    Attach(1, 40, 10, 500);
+    ASSERT_EQ(BBS_OK, bbs_own_detach(m, "/f", 1, 0, 0, 1000));
+    EXPECT_EQ("[40-49:1@500]", Print());
+    ASSERT_EQ(BBS_OK, bbs_own_detach(m, "/f", 1, 9, 0, 1000)); // never attached
+    EXPECT_EQ("[40-49:1@500]", Print());
+    EXPECT_EQ(BBS_ENOFILE, bbs_own_detach(m, "/nope", 1, 0, 0, 10));
+}
+
+TEST_F(OwnMap, QueryClipsToTheRangeAndCutsAtTheLimitWithAContinuation)
+{
+    for (uint32_t i = 0; i < 10; i++)
+        Attach(i % 2, i * 10, 10, i * 10);
+    bbs_piece *p;
+    uint32_t n;
+    uint64_t more;
+    ASSERT_EQ(BBS_OK, bbs_own_query(m, "/f", 15, 95, 3, &p, &n, &more));
+    ASSERT_EQ(3u, n);
+    EXPECT_EQ(15u, p[0].start);
+    EXPECT_EQ(20u, p[0].end);
+    EXPECT_EQ(1u, p[0].writer);
+    EXPECT_EQ(15u, p[0].pos);
+    EXPECT_EQ(40u, more);
+    free(p);
+    ASSERT_EQ(BBS_OK, bbs_own_query(m, "/f", more, 95, 100, &p, &n, &more));
+    EXPECT_EQ(6u, n);
+    EXPECT_EQ(95u, p[n - 1].end);
+    EXPECT_EQ(UINT64_MAX, more);
+    free(p);
+    EXPECT_EQ(BBS_ENOFILE, bbs_own_query(m, "/g", 0, 1, 1, &p, &n, &more));
+}
+
+TEST_F(OwnMap, StatAndDrop)
+{
+    Attach(0, 0, 8, 0);
+    Attach(1, 1000, 8, 0);
+    uint64_t size, nranges;
+    uint32_t nw;
+    ASSERT_EQ(BBS_OK, bbs_own_stat(m, "/f", &size, &nranges, &nw));
+    EXPECT_EQ(1008u, size);
+    EXPECT_EQ(2u, nranges);
+    EXPECT_EQ(2u, nw);
+    EXPECT_EQ(1u, bbs_own_nfiles(m));
+    EXPECT_EQ(BBS_OK, bbs_own_drop(m, "/f"));
+    EXPECT_EQ(BBS_ENOFILE, bbs_own_stat(m, "/f", &size, &nranges, &nw));
+    EXPECT_EQ(BBS_ENOFILE, bbs_own_drop(m, "/f"));
+    EXPECT_EQ(0u, bbs_own_nfiles(m));
+}
+
+TEST_F(OwnMap, ThousandsOfFilesAndWritersStayApart)
+{
+    for (int f = 0; f < 2000; f++) {
+        std::string name = "/pfs/file" + std::to_string(f);
+        Attach((uint32_t) (f % 7), 0, 8, (uint64_t) f, name.c_str());
+    }
+    EXPECT_EQ(2000u, bbs_own_nfiles(m));
+    EXPECT_EQ("[0-7:0@1234]", Print("/pfs/file1234"));
+    EXPECT_EQ(1234u % 7, bbs_own_writer(m, "/pfs/file1234", 0)->rank);
+    for (uint32_t r = 0; r < 5000; r++) {
+        bbs_writer w{(uint64_t) r / 1000, r % 1000, "n:1", "/l/x"};
+        bbs_extent e{(uint64_t) r * 8, 8, 1, 0, 0};
+        ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/many", &w, &e, 1));
+    }
+    uint64_t size, nranges;
+    uint32_t nw;
+    ASSERT_EQ(BBS_OK, bbs_own_stat(m, "/many", &size, &nranges, &nw));
+    EXPECT_EQ(5000u, nw);
+    const bbs_writer *w = bbs_own_writer(m, "/many", 4321);
+    EXPECT_EQ(4u, w->session);
+    EXPECT_EQ(321u, w->rank);
+}
+
+TEST_F(OwnMap, AWriterThatMovedItsLogIsUpdatedNotDuplicated)
+{
+    Attach(3, 0, 8, 0);
+    bbs_writer w{1, 3, "n1:2", "/other/log"};
+    bbs_extent e{8, 8, 1, 0, 0};
+    ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/f", &w, &e, 1));
+    EXPECT_STREQ("/other/log", bbs_own_writer(m, "/f", 0)->datalog);
+    EXPECT_STREQ("n1:2", bbs_own_writer(m, "/f", 0)->node);
+    EXPECT_EQ(nullptr, bbs_own_writer(m, "/f", 1));
+}
+
+} // namespace

@@ -1,0 +1,284 @@
+// bbserver's wire format: what encodes decodes to the same fields, and the
+// decoder refuses every malformed message with a reason.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "proto.h"
+
+namespace {
+
+const uint8_t kToken[BBS_TOKEN_LEN] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+struct Buf {
+    bbs_buf b{};
+    ~Buf() { bbs_buf_free(&b); }
+    std::vector<uint8_t> bytes() const { return {b.p, b.p + b.len}; }
+};
+
+bbs_writer Writer(uint32_t rank = 3)
+{
+    return bbs_writer{77, rank, "node1:7700", "/local/out.dat.bbfs.3.datalog"};
+}
+
+std::vector<uint8_t> Attach(const std::vector<bbs_extent> &e)
+{
+    Buf b;
+    bbs_writer w = Writer();
+    EXPECT_EQ(0, bbs_enc_attach(&b.b, 9, kToken, "/pfs/out.dat", &w, e.data(),
+                                (uint32_t) e.size()));
+    return b.bytes();
+}
+
+int DecodeRequest(const std::vector<uint8_t> &m, bbs_request *r, std::string *why = nullptr)
+{
+    char err[512];
+    int st = bbs_dec_request(m.data(), m.size(), r, err, sizeof(err));
+    if (why)
+        *why = err;
+    return st;
+}
+
+// Offset of the first record of an Attach() message.
+size_t FirstRecord(const std::vector<uint8_t> &m, uint32_t n)
+{
+    return m.size() - n * 40;
+}
+
+TEST(Proto, AttachRoundTripsEveryField)
+{
+    std::vector<bbs_extent> e = {{0, 8, 1000, 32, 0}, {1 << 20, 4096, 1, 0, 8000}};
+    bbs_request r;
+    auto m = Attach(e);
+    ASSERT_EQ(BBS_OK, DecodeRequest(m, &r));
+    EXPECT_EQ(BBS_ATTACH, r.op);
+    EXPECT_EQ(9u, r.id);
+    EXPECT_EQ(0, memcmp(r.token, kToken, BBS_TOKEN_LEN));
+    EXPECT_STREQ("/pfs/out.dat", r.file);
+    EXPECT_EQ(77u, r.writer.session);
+    EXPECT_EQ(3u, r.writer.rank);
+    EXPECT_STREQ("node1:7700", r.writer.node);
+    EXPECT_STREQ("/local/out.dat.bbfs.3.datalog", r.writer.datalog);
+    ASSERT_EQ(2u, r.nrecords);
+    EXPECT_EQ(1001u, r.npieces);
+    bbs_extent got;
+    bbs_record(&r, 0, &got);
+    EXPECT_EQ(0u, got.off);
+    EXPECT_EQ(8u, got.len);
+    EXPECT_EQ(1000u, got.count);
+    EXPECT_EQ(32u, got.stride);
+    bbs_record(&r, 1, &got);
+    EXPECT_EQ(uint64_t(1) << 20, got.off);
+    EXPECT_EQ(8000u, got.pos);
+}
+
+TEST(Proto, EveryTruncationOfAValidMessageIsRefused)
+{
+    auto m = Attach({{0, 8, 10, 16, 0}});
+    for (size_t n = 0; n < m.size(); n++) {
+        std::vector<uint8_t> cut(m.begin(), m.begin() + n);
+        bbs_request r;
+        std::string why;
+        EXPECT_EQ(BBS_EMSG, DecodeRequest(cut, &r, &why)) << n;
+        EXPECT_FALSE(why.empty()) << n;
+    }
+}
+
+TEST(Proto, TrailingBytesAreRefused)
+{
+    Buf b;
+    ASSERT_EQ(0, bbs_enc_stat(&b.b, 1, kToken, "/f"));
+    auto m = b.bytes();
+    m.push_back(0);
+    bbs_request r;
+    std::string why;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(m, &r, &why));
+    EXPECT_NE(std::string::npos, why.find("after the end")) << why;
+}
+
+TEST(Proto, OtherVersionIsRefusedAsVersion)
+{
+    Buf b;
+    ASSERT_EQ(0, bbs_enc_ping(&b.b, 1, kToken));
+    auto m = b.bytes();
+    m[4] = 2;
+    bbs_request r;
+    EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
+    m[4] = 1;
+    m[0] ^= 0xff;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(m, &r));
+}
+
+TEST(Proto, UnknownOperationIsRefused)
+{
+    Buf b;
+    ASSERT_EQ(0, bbs_enc_ping(&b.b, 1, kToken));
+    auto m = b.bytes();
+    m[6] = BBS_NUM_OPS;
+    bbs_request r;
+    std::string why;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(m, &r, &why));
+    EXPECT_NE(std::string::npos, why.find("unknown operation")) << why;
+}
+
+TEST(Proto, StringsMustEndInTheirOnlyNul)
+{
+    Buf b;
+    ASSERT_EQ(0, bbs_enc_stat(&b.b, 1, kToken, "/pfs/x"));
+    auto m = b.bytes();
+    size_t s = 48 + 4;          // header, token, length
+    bbs_request r;
+    auto inner = m;
+    inner[s + 2] = 0;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(inner, &r));
+    auto unterminated = m;
+    unterminated.back() = 'x';
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(unterminated, &r));
+}
+
+TEST(Proto, RecordCountMustMatchTheBytes)
+{
+    auto m = Attach({{0, 8, 1, 0, 0}, {8, 8, 1, 0, 8}});
+    size_t count_at = FirstRecord(m, 2) - 4;
+    m[count_at] = 3;
+    bbs_request r;
+    std::string why;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(m, &r, &why));
+    EXPECT_NE(std::string::npos, why.find("3 records need")) << why;
+}
+
+TEST(Proto, ExtentsThatOverlapThemselvesOrPassTheLargestOffsetAreRefused)
+{
+    bbs_request r;
+    std::string why;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(Attach({{0, 16, 4, 8, 0}}), &r, &why));
+    EXPECT_NE(std::string::npos, why.find("stride")) << why;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(Attach({{0, 0, 1, 0, 0}}), &r));
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(Attach({{0, 8, 0, 8, 0}}), &r));
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(Attach({{uint64_t(INT64_MAX) - 4, 8, 1, 0, 0}}), &r));
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(Attach({{0, 8, uint64_t(1) << 60, 16, 0}}), &r));
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(Attach({{0, 8, 2, 8, uint64_t(INT64_MAX) - 8}}), &r));
+    // the largest extent that fits is taken
+    EXPECT_EQ(BBS_OK, DecodeRequest(Attach({{uint64_t(INT64_MAX) - 8, 8, 1, 0, 0}}), &r));
+}
+
+TEST(Proto, RecordsExpandingPastThePieceLimitAreRefused)
+{
+    bbs_request r;
+    std::string why;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(Attach({{0, 8, BBS_MAX_PIECES, 8, 0}, {0, 8, 1, 0, 0}}),
+                                      &r, &why));
+    EXPECT_NE(std::string::npos, why.find("split the attach")) << why;
+    EXPECT_EQ(BBS_OK, DecodeRequest(Attach({{0, 8, BBS_MAX_PIECES, 8, 0}}), &r));
+}
+
+TEST(Proto, EmptyAndReversedRangesAreRefused)
+{
+    Buf b;
+    bbs_request r;
+    ASSERT_EQ(0, bbs_enc_query(&b.b, 1, kToken, "/f", 10, 10));
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(b.bytes(), &r));
+    ASSERT_EQ(0, bbs_enc_query(&b.b, 1, kToken, "/f", 10, 5));
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(b.bytes(), &r));
+    ASSERT_EQ(0, bbs_enc_query(&b.b, 1, kToken, "/f", 0, UINT64_MAX));
+    EXPECT_EQ(BBS_OK, DecodeRequest(b.bytes(), &r));
+    EXPECT_EQ(UINT64_MAX, r.end);
+}
+
+TEST(Proto, ReadsAreBoundedAndNonEmpty)
+{
+    Buf b;
+    bbs_request r;
+    ASSERT_EQ(0, bbs_enc_read(&b.b, 1, kToken, "/l/x.datalog", 0, BBS_MAX_READ + 1));
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(b.bytes(), &r));
+    ASSERT_EQ(0, bbs_enc_read(&b.b, 1, kToken, "/l/x.datalog", 0, 0));
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(b.bytes(), &r));
+    ASSERT_EQ(0, bbs_enc_read(&b.b, 1, kToken, "/l/x.datalog", 100, 50));
+    ASSERT_EQ(BBS_OK, DecodeRequest(b.bytes(), &r));
+    EXPECT_EQ(100u, r.start);
+    EXPECT_EQ(150u, r.end);
+}
+
+TEST(Proto, QueryReplyRoundTripsWritersAndPieces)
+{
+    Buf b;
+    bbs_writer w[2] = {Writer(0), Writer(5)};
+    bbs_piece p[3] = {{0, 8, 1, 0}, {8, 16, 0, 64}, {100, 200, 1, 8}};
+    ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_QUERY, 4, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_query_begin(&b.b, 2));
+    ASSERT_EQ(0, bbs_rep_query_writer(&b.b, &w[0]));
+    ASSERT_EQ(0, bbs_rep_query_writer(&b.b, &w[1]));
+    ASSERT_EQ(0, bbs_rep_query_pieces(&b.b, p, 3, 200));
+    bbs_reply r;
+    char err[256];
+    auto m = b.bytes();
+    ASSERT_EQ(BBS_OK, bbs_dec_reply(m.data(), m.size(), &r, err, sizeof(err))) << err;
+    EXPECT_EQ(BBS_QUERY, r.op);
+    EXPECT_EQ(4u, r.id);
+    ASSERT_EQ(2u, r.nwriters);
+    ASSERT_EQ(3u, r.npieces);
+    EXPECT_EQ(200u, r.more);
+    bbs_writer got[2];
+    bbs_reply_writers(&r, got);
+    EXPECT_EQ(5u, got[1].rank);
+    EXPECT_STREQ("/local/out.dat.bbfs.3.datalog", got[1].datalog);
+    bbs_piece gp;
+    bbs_reply_piece(&r, 2, &gp);
+    EXPECT_EQ(100u, gp.start);
+    EXPECT_EQ(200u, gp.end);
+    EXPECT_EQ(1u, gp.writer);
+    EXPECT_EQ(8u, gp.pos);
+    for (size_t n = 0; n < m.size(); n++)
+        EXPECT_EQ(BBS_EMSG, bbs_dec_reply(m.data(), n, &r, err, sizeof(err))) << n;
+}
+
+TEST(Proto, ReplyPieceNamingAMissingWriterIsRefused)
+{
+    Buf b;
+    bbs_writer w = Writer();
+    bbs_piece p = {0, 8, 1, 0};
+    bbs_rep_begin(&b.b, BBS_QUERY, 4, BBS_OK, nullptr);
+    bbs_rep_query_begin(&b.b, 1);
+    bbs_rep_query_writer(&b.b, &w);
+    bbs_rep_query_pieces(&b.b, &p, 1, UINT64_MAX);
+    bbs_reply r;
+    char err[256];
+    EXPECT_EQ(BBS_EMSG, bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err)));
+    EXPECT_NE(nullptr, strstr(err, "names writer 1 of 1")) << err;
+}
+
+TEST(Proto, ErrorRepliesCarryTheirMessageAndNoBody)
+{
+    Buf b;
+    ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_READ, 8, BBS_EPERM, "not a log"));
+    bbs_reply r;
+    char err[256];
+    ASSERT_EQ(BBS_OK, bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err))) << err;
+    EXPECT_EQ(BBS_EPERM, r.status);
+    EXPECT_STREQ("not a log", r.msg);
+    EXPECT_EQ(0u, r.len);
+}
+
+TEST(Proto, RequestsAndRepliesAreNotMistakenForEachOther)
+{
+    Buf b;
+    ASSERT_EQ(0, bbs_enc_ping(&b.b, 1, kToken));
+    bbs_reply rep;
+    char err[256];
+    EXPECT_EQ(BBS_EMSG, bbs_dec_reply(b.b.p, b.b.len, &rep, err, sizeof(err)));
+    ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_PING, 1, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_ping(&b.b, 1, 0, nullptr));
+    bbs_request req;
+    EXPECT_EQ(BBS_EMSG, bbs_dec_request(b.b.p, b.b.len, &req, err, sizeof(err)));
+}
+
+TEST(Proto, EveryStatusHasADescription)
+{
+    for (int s = 0; s < BBS_NUM_STATUS; s++)
+        EXPECT_STRNE("unknown status", bbs_status_str(s)) << s;
+    EXPECT_STREQ("unknown status", bbs_status_str(BBS_NUM_STATUS));
+}
+
+} // namespace

@@ -1,0 +1,164 @@
+// bbserver's request handling without the transport: tokens, the map
+// through messages, and reads confined to the log directories.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "helpers.h"
+#include "serve.h"
+
+namespace {
+
+class Serve : public ::testing::Test {
+  protected:
+    TempDir logs, elsewhere;
+    const char *dirs[1];
+    bbs_serve_conf conf{};
+    bbs_stats stats{};
+    bbs_ownmap *m = bbs_own_create();
+    bbs_buf req{}, rep{};
+    bbs_reply r{};
+    uint8_t token[BBS_TOKEN_LEN];
+
+    Serve()
+    {
+        for (int i = 0; i < BBS_TOKEN_LEN; i++)
+            conf.token[i] = token[i] = (uint8_t) (i * 7 + 1);
+        dirs[0] = logs.path().c_str();
+        conf.logdirs = dirs;
+        conf.nlogdirs = 1;
+        conf.pid = 1234;
+    }
+    ~Serve() override
+    {
+        bbs_own_destroy(m);
+        bbs_buf_free(&req);
+        bbs_buf_free(&rep);
+    }
+    // Serve req; decode the reply into r.  @return r.status
+    int Run()
+    {
+        char err[256];
+        EXPECT_EQ(0, bbs_serve(m, &conf, &stats, req.p, req.len, &rep));
+        EXPECT_EQ(BBS_OK, bbs_dec_reply(rep.p, rep.len, &r, err, sizeof(err))) << err;
+        return r.status;
+    }
+    int AttachAs(uint32_t rank, uint64_t off, uint64_t len, uint64_t pos)
+    {
+        std::string log = logs.file("f.bbfs." + std::to_string(rank) + ".datalog");
+        bbs_writer w{5, rank, "node0:7", log.c_str()};
+        bbs_extent e{off, len, 1, 0, pos};
+        EXPECT_EQ(0, bbs_enc_attach(&req, 1, token, "/pfs/f", &w, &e, 1));
+        return Run();
+    }
+};
+
+TEST_F(Serve, AWrongTokenIsRefusedAndChangesNothing)
+{
+    token[0] ^= 1;
+    EXPECT_EQ(BBS_ETOKEN, AttachAs(0, 0, 8, 0));
+    EXPECT_NE(nullptr, strstr(r.msg, "token")) << r.msg;
+    EXPECT_EQ(0u, bbs_own_nfiles(m));
+    EXPECT_EQ(1u, stats.refused);
+    EXPECT_EQ(0u, stats.requests[BBS_ATTACH]);
+}
+
+TEST_F(Serve, QueryNamesOnlyTheWritersItsPiecesUse)
+{
+    ASSERT_EQ(BBS_OK, AttachAs(0, 0, 8, 0));
+    ASSERT_EQ(BBS_OK, AttachAs(1, 8, 8, 0));
+    ASSERT_EQ(BBS_OK, AttachAs(2, 16, 8, 0));
+    ASSERT_EQ(0, bbs_enc_query(&req, 2, token, "/pfs/f", 10, 20));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(2u, r.id);
+    ASSERT_EQ(2u, r.nwriters);
+    ASSERT_EQ(2u, r.npieces);
+    bbs_writer w[2];
+    bbs_reply_writers(&r, w);
+    EXPECT_EQ(1u, w[0].rank);
+    EXPECT_EQ(2u, w[1].rank);
+    bbs_piece p;
+    bbs_reply_piece(&r, 0, &p);
+    EXPECT_EQ(10u, p.start);
+    EXPECT_EQ(16u, p.end);
+    EXPECT_EQ(0u, p.writer);
+    EXPECT_EQ(2u, p.pos);
+    EXPECT_EQ(UINT64_MAX, r.more);
+    EXPECT_EQ(3u, stats.requests[BBS_ATTACH]);
+    EXPECT_EQ(1u, stats.requests[BBS_QUERY]);
+}
+
+TEST_F(Serve, AnUnknownFileIsEmptyNotAnError)
+{
+    ASSERT_EQ(0, bbs_enc_query(&req, 2, token, "/pfs/none", 0, UINT64_MAX));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(0u, r.npieces);
+    ASSERT_EQ(0, bbs_enc_stat(&req, 3, token, "/pfs/none"));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(0u, r.size);
+}
+
+TEST_F(Serve, ReplayedDropsTheFile)
+{
+    ASSERT_EQ(BBS_OK, AttachAs(0, 0, 8, 0));
+    ASSERT_EQ(0, bbs_enc_replayed(&req, 2, token, "/pfs/f"));
+    ASSERT_EQ(BBS_OK, Run());
+    ASSERT_EQ(0, bbs_enc_stat(&req, 3, token, "/pfs/f"));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(0u, r.size);
+    EXPECT_EQ(0u, bbs_own_nfiles(m));
+}
+
+TEST_F(Serve, AMalformedRequestGetsAReplySayingWhy)
+{
+    ASSERT_EQ(0, bbs_enc_query(&req, 2, token, "/pfs/f", 9, 3));
+    EXPECT_EQ(BBS_EMSG, Run());
+    EXPECT_NE(nullptr, strstr(r.msg, "query")) << r.msg;
+    EXPECT_EQ(1u, stats.refused);
+}
+
+TEST_F(Serve, ReadServesBytesOfALogBelowTheLogDirectory)
+{
+    std::vector<uint8_t> bytes(10000);
+    for (size_t i = 0; i < bytes.size(); i++)
+        bytes[i] = (uint8_t) (i * 13);
+    WriteFile(logs.file("x.datalog"), bytes);
+    ASSERT_EQ(0, bbs_enc_read(&req, 4, token, logs.file("x.datalog").c_str(), 1000, 5000));
+    ASSERT_EQ(BBS_OK, Run());
+    ASSERT_EQ(5000u, r.len);
+    EXPECT_EQ(0, memcmp(r.data, bytes.data() + 1000, 5000));
+    ASSERT_EQ(0, bbs_enc_read(&req, 5, token, logs.file("x.datalog").c_str(), 9000, 5000));
+    EXPECT_EQ(BBS_ESHORT, Run());
+}
+
+TEST_F(Serve, ReadRefusesFilesOutsideTheLogDirectoriesAndLinksOut)
+{
+    WriteFile(elsewhere.file("secret"), {1, 2, 3});
+    ASSERT_EQ(0, bbs_enc_read(&req, 4, token, elsewhere.file("secret").c_str(), 0, 3));
+    EXPECT_EQ(BBS_EPERM, Run());
+    ASSERT_EQ(0, symlink(elsewhere.file("secret").c_str(), logs.file("link").c_str()));
+    ASSERT_EQ(0, bbs_enc_read(&req, 5, token, logs.file("link").c_str(), 0, 3));
+    EXPECT_EQ(BBS_EPERM, Run());
+    std::string dotdot = logs.path() + "/../" + elsewhere.path().substr(
+        elsewhere.path().rfind('/') + 1) + "/secret";
+    ASSERT_EQ(0, bbs_enc_read(&req, 6, token, dotdot.c_str(), 0, 3));
+    EXPECT_EQ(BBS_EPERM, Run());
+    ASSERT_EQ(0, bbs_enc_read(&req, 7, token, logs.path().c_str(), 0, 3));
+    EXPECT_EQ(BBS_EPERM, Run());        // a directory
+}
+
+TEST_F(Serve, PingTellsVersionPidAndFiles)
+{
+    ASSERT_EQ(BBS_OK, AttachAs(0, 0, 8, 0));
+    ASSERT_EQ(0, bbs_enc_ping(&req, 9, token));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ((uint32_t) BBS_VERSION, r.version);
+    EXPECT_EQ(1234u, r.pid);
+    EXPECT_EQ(1u, r.nfiles);
+}
+
+} // namespace
