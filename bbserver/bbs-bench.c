@@ -8,7 +8,9 @@
  *
  *   bbs-bench -S HOST:PORT [-c CLIENTS] [-b BATCH] [-s SECONDS] [-t TOKEN_FILE]
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

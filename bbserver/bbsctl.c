@@ -2,7 +2,9 @@
  * bbsctl: talk to a running bbserver from a shell, one request per run:
  * health checks in job scripts, and the tests' client.  See docs/bbserver.md.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>

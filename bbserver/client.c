@@ -1,7 +1,9 @@
 /*
  * The client side of bbserver (see client.h).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "client.h"
 
 #include <netinet/in.h>

@@ -10,7 +10,7 @@ BBS_CORE_C = %reldir%/proto.c %reldir%/ownmap.c %reldir%/serve.c %reldir%/token.
 	%reldir%/state.c
 BBS_CORE_SRCS = $(BBS_CORE_H) $(BBS_CORE_C)
 BBS_NET_SRCS = \
-	%reldir%/ucx.h %reldir%/ucx.c \
+	%reldir%/ucx.h %reldir%/ucx.c %reldir%/ucx_dl.h %reldir%/ucx_dl.c \
 	%reldir%/client.h %reldir%/client.c \
 	%reldir%/server.h
 

@@ -2,7 +2,9 @@
  * bbserver: the per-node ownership and log server of bbfs.  Options are
  * described in docs/bbserver.md and by --help.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 /*
  * One request in, one reply out (see serve.h).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "serve.h"
 
 #include <errno.h>

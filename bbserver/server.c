@@ -9,7 +9,9 @@
  * sends it on the connection's endpoint.  A connection whose peer died is
  * marked by its error callback and closed once no job refers to it.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "server.h"
 
 #include <arpa/inet.h>

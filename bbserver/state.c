@@ -1,7 +1,9 @@
 /*
  * Saving and loading bbserver's maps (see state.h).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "state.h"
 
 #include <errno.h>

@@ -1,7 +1,9 @@
 /*
  * Tokens (see token.h).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "token.h"
 
 #include <ctype.h>

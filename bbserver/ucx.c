@@ -1,7 +1,9 @@
 /*
  * UCX pieces shared by bbserver and its clients (see ucx.h).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "ucx.h"
 
 #include <netdb.h>
@@ -18,6 +20,10 @@ int bbs_ucx_open(struct bbs_ucx *u, char *err, size_t errlen)
 
     memset(u, 0, sizeof(*u));
     u->efd = -1;
+#ifdef BBS_UCX_DLOPEN
+    if (bbs_ucx_load(err, errlen) != 0)
+        return -1;
+#endif
     if ((st = ucp_config_read(NULL, NULL, &config)) != UCS_OK) {
         snprintf(err, errlen, "UCX configuration: %s", ucs_status_string(st));
         return -1;
@@ -26,7 +32,9 @@ int bbs_ucx_open(struct bbs_ucx *u, char *err, size_t errlen)
     p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
     p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     p.name = "bbfs";
-    st = ucp_init(&p, config, &u->ctx);
+    /* (ucp_init is an inline wrapper of this; called directly so that
+     * the dlopen build reaches it through its table) */
+    st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &p, config, &u->ctx);
     ucp_config_release(config);
     if (st != UCS_OK) {
         snprintf(err, errlen, "UCX initialisation: %s", ucs_status_string(st));

@@ -12,6 +12,8 @@
 
 #include <ucp/api/ucp.h>
 
+#include "ucx_dl.h"
+
 struct bbs_ucx {
     ucp_context_h ctx;
     ucp_worker_h worker;

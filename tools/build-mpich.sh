@@ -132,6 +132,11 @@ else
 fi
 # Debian's MPICH-linked programs (libhdf5-mpich, ...) ask for libmpich.so.12.
 ln -sfn libmpi.so.12 "$PREFIX/lib/libmpich.so.12"
+# The driver starts this node's bbserver when a file needs one, and looks
+# for it beside the libmpi it is in (ad_bbfs_server.c): $PREFIX/bin.  (A
+# link to this build's program, made by `make`; like the driver's sources,
+# it follows the last checkout that built here.)
+ln -sfn "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
 touch "$ROOT/.built"
 
 ln -sfn "$PREFIX" "$BUILDDIR/$LINK"

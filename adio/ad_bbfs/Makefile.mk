@@ -31,9 +31,15 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \
     bbfs/adio/ad_bbfs/ad_bbfs_exchange.c       \
-    bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c
+    bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c       \
+    bbfs/adio/ad_bbfs/ad_bbfs_server.c         \
+    bbfs/adio/ad_bbfs/ad_bbfs_bbs_client.c     \
+    bbfs/bbserver/proto.c                      \
+    bbfs/bbserver/token.c                      \
+    bbfs/bbserver/ucx_dl.c
 
-noinst_HEADERS += $(LOGFS_HDRS)
+noinst_HEADERS += $(LOGFS_HDRS) bbfs/bbserver/proto.h bbfs/bbserver/token.h \
+    bbfs/bbserver/client.h bbfs/bbserver/ucx.h bbfs/bbserver/ucx_dl.h bbfs/bbserver/server.h
 romio_other_sources += $(LOGFS_SRCS)
 
 endif BUILD_AD_BBFS

@@ -68,6 +68,9 @@ typedef struct ADIOI_BBFS_File {
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */
 
     ADIOI_BBFS_Shape shape;     /* of fd->filetype, once known (ad_bbfs_view.c) */
+
+    /* Visibility through bbserver (ad_bbfs_server.c); NULL: from the logs. */
+    struct ADIOI_BBFS_Server *srv;
 } ADIOI_BBFS_File;
 
 /* One contiguous piece of an access: file offset, length, and where it sits
@@ -221,6 +224,26 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
                          ADIO_Status * status, int *error_code);
 ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf);
+
+/* ad_bbfs_server.c: visibility through bbserver (attach, query, reads of
+ * others' logs).  Server_open decides whether the handle uses it
+ * (collective); the rest are no-ops without a server. */
+typedef struct ADIOI_BBFS_Server ADIOI_BBFS_Server;
+void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Server_note(ADIOI_BBFS_File * bf, uint64_t off, uint64_t len, uint64_t stride,
+                            uint64_t count, uint64_t pos);
+void ADIOI_BBFS_Server_attach(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Server_switch(ADIOI_BBFS_File * bf);
+int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, struct logfs_rangemap **out,
+                           ADIO_Offset * end);
+void ADIOI_BBFS_Server_forget(ADIOI_BBFS_File * bf);
+int ADIOI_BBFS_Server_is_own(const ADIOI_BBFS_File * bf, int writer);
+int ADIOI_BBFS_Server_read(ADIOI_BBFS_File * bf, int writer, uint64_t pos, void *buf,
+                           size_t len);
+void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Server_counts(const ADIOI_BBFS_File * bf, uint64_t * attaches,
+                              uint64_t * queries);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the

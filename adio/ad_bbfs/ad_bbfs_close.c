@@ -25,6 +25,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     lower_handle = lo;
     MPIO_File_free(&lower_handle);
 
+    ADIOI_BBFS_Server_close(bf);
     if (bf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&bf->open_info);
     ADIOI_BBFS_FREE(bf->canonical);

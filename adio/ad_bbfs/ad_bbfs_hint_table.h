@@ -39,6 +39,8 @@ typedef struct ADIOI_BBFS_Hints {
     long long buffer_size;      /* aggregation buffer, bytes */
     int durable;                /* fdatasync logs at sync points */
     char server[256];           /* bbserver address; "auto" = start/find one */
+    long long server_timeout;   /* seconds a bbserver request may take */
+    int force_remote;           /* visibility through bbserver even on one node */
     int progress;               /* rank 0 reports replay progress on stderr */
     int salvage;                /* replay what damaged metalogs sealed before the damage */
     long long log_quota;        /* datalog bytes per process; 0 = as much as the disk holds */

@@ -159,12 +159,19 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
     bf->own_end = 0;
     bf->remote_end = 0;
     uint64_t sealed = 0;        /* 0: promise nothing (no log, or it failed) */
+    /* Close is a sync point: with a server, what this process wrote since
+     * its last attach becomes visible (needed when the replay is deferred
+     * or left to another handle; under session consistency this is the
+     * only attach). */
+    if (bf->writer)
+        ADIOI_BBFS_Server_attach(fd, &err);
     if (bf->writer) {
         sealed = logfs_writer_epoch(bf->writer) + 1;
         rc = logfs_writer_close(bf->writer, &le);
         bf->writer = NULL;
         if (rc != LOGFS_OK) {
-            err = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
+            if (err == MPI_SUCCESS)
+                err = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
             sealed = 0;
         }
     }
@@ -203,6 +210,8 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         if (err == MPI_SUCCESS)
             err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, 0);
+        if (err == MPI_SUCCESS)
+            ADIOI_BBFS_Server_replayed(bf);     /* the map's bytes are in the file now */
         *error_code = err;
     }
     /* A failed replay leaves the logs pending for the next open. */
@@ -238,6 +247,10 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
          * clock: after a sync, barrier and sync another handle's come later */
         logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
     }
+    /* With a server, this epoch's writes become visible to others: attach
+     * them (mpiio, commit, posix; session attaches only at close). */
+    if (*error_code == MPI_SUCCESS && bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_SESSION)
+        ADIOI_BBFS_Server_attach(fd, error_code);
     /* Others may have synced new data, maybe through a handle opened since:
      * look again before the next read. */
     bf->remote_stale = 1;

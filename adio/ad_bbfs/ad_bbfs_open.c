@@ -44,6 +44,7 @@ static void free_private(ADIO_File fd)
 
     if (!bf)
         return;
+    ADIOI_BBFS_Server_close(bf);
     if (bf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&bf->open_info);
     ADIOI_BBFS_FREE(bf->canonical);
@@ -104,7 +105,11 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     ADIOI_BBFS_Hints_resolve_at_open(fd, access_mode);
     merge_lower_info(fd, lo);
 
-    ADIOI_BBFS_Log_open(fd, error_code);
+    /* (before the logs start: a server that cannot be reached fails the
+     * open, not a sync later) */
+    ADIOI_BBFS_Server_open(fd, error_code);
+    if (*error_code == MPI_SUCCESS)
+        ADIOI_BBFS_Log_open(fd, error_code);
     if (*error_code != MPI_SUCCESS) {
         int close_err;
         MPI_File h = lo;

@@ -24,9 +24,27 @@ static void order_boundary(ADIOI_BBFS_File * bf)
         logfs_writer_order(bf->writer, bf->boundaries, NULL);
 }
 
+/* With a server, the map keeps the later attach of a byte, so the writes
+ * before, in and after each collective call reach it in that order: what
+ * each process wrote is attached at every boundary before anyone goes on.
+ * (Errors show at the next sync or close, which attach the same notes
+ * again.)  The collective model does this at entry already. */
+static void attach_at_boundary(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int err;
+
+    if (!bf->srv)
+        return;
+    if (bf->writer)
+        ADIOI_BBFS_Server_attach(fd, &err);
+    MPI_Barrier(fd->comm);
+}
+
 void ADIOI_BBFS_Collective_end(ADIO_File fd)
 {
     order_boundary(ADIOI_BBFS_Private(fd));
+    attach_at_boundary(fd);
 }
 
 void ADIOI_BBFS_Collective_begin(ADIO_File fd)
@@ -34,14 +52,20 @@ void ADIOI_BBFS_Collective_begin(ADIO_File fd)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
     order_boundary(bf);
-    if (bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_COLLECTIVE)
+    if (bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_COLLECTIVE) {
+        attach_at_boundary(fd);
         return;
+    }
     /* The collective model: what every process wrote before this call is
      * visible to reads in and after it.  Each flushes its log, and no one
      * goes on before all have (a flush that fails shows at the next sync
      * or close, which write the same records again). */
     if (bf->writer)
         logfs_writer_flush(bf->writer, NULL);
+    if (bf->writer) {
+        int err;                /* (shows at the next sync or close, as above) */
+        ADIOI_BBFS_Server_attach(fd, &err);
+    }
     MPI_Barrier(fd->comm);
     bf->remote_stale = 1;
     bf->others_live = 1;
@@ -58,6 +82,7 @@ void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf)
          * barrier between (a chunk's fill, then its data; metadata). */
         logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
     } else if (last_handle != bf) {
+        ADIOI_BBFS_Server_switch(bf);   /* (with a server) the others' writes first */
         /* Another handle wrote last: this process's writes through two
          * handles of a file keep their program order when their sessions
          * are replayed together (PnetCDF writes the header through its

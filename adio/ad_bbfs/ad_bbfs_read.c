@@ -190,6 +190,11 @@ static int build_remote(ADIOI_BBFS_File * bf)
             return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
         bf->own_unflushed = 0;
     }
+    if (bf->srv) {             /* the owners from the file's ownership map */
+        err = ADIOI_BBFS_Server_view(bf, &bf->remote, &bf->remote_end);
+        bf->remote_stale = err != MPI_SUCCESS;
+        return err;
+    }
     for (int tries = 0; tries < 3; tries++) {
         rc = plan_sessions(bf, &po, &plan, &le, &err);
         if (err != MPI_SUCCESS) {
@@ -245,6 +250,9 @@ static int read_lower(struct read_ctx *c, ADIO_Offset off, ADIO_Offset len)
     return 0;
 }
 
+/* The writer of a piece of this process's own log (not a view's index). */
+#define OWN (-1)
+
 static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offset off,
                         ADIO_Offset len)
 {
@@ -254,7 +262,8 @@ static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offs
     struct logfs_error le;
     int rc;
 
-    if (writer == c->rank && bf->writer) {
+    if (bf->writer && (writer == OWN || (bf->srv ? ADIOI_BBFS_Server_is_own(bf, writer)
+                                         : writer == c->rank))) {
         rc = logfs_writer_read_data(bf->writer, dlog, p, (size_t) len, &le);
         if (rc != LOGFS_OK) {
             c->err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
@@ -262,7 +271,10 @@ static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offs
         }
         return 0;
     }
-    c->err = ADIOI_BBFS_Datalogs_read(&bf->datalogs, writer, dlog, p, (size_t) len);
+    if (bf->srv)                /* a writer of the server's view */
+        c->err = ADIOI_BBFS_Server_read(bf, writer, dlog, p, (size_t) len);
+    else
+        c->err = ADIOI_BBFS_Datalogs_read(&bf->datalogs, writer, dlog, p, (size_t) len);
     return c->err != MPI_SUCCESS;
 }
 
@@ -284,7 +296,7 @@ static int from_own(void *arg, const struct logfs_piece *p)
 
     switch (p->kind) {
         case LOGFS_PIECE_LOG:
-            return read_datalog(c, c->rank, p->dlog_off, off, len);
+            return read_datalog(c, OWN, p->dlog_off, off, len);
         case LOGFS_PIECE_ZERO:
             memset(c->dst + (off - c->base), 0, (size_t) len);
             return 0;

@@ -11,6 +11,7 @@
 #include "../../logfs/writer.h"
 
 struct write_walk {
+    ADIOI_BBFS_File *bf;
     struct logfs_writer *w;
     const char *data;           /* packed user data */
     ADIO_Offset end;            /* furthest byte written */
@@ -23,11 +24,15 @@ static int log_run(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset stri
 {
     struct write_walk *ww = arg;
     ADIO_Offset end = off + (count - 1) * stride + len;
+    uint64_t pos = logfs_writer_datalog_length(ww->w);   /* where its bytes go */
 
     ww->rc = logfs_writer_add_run(ww->w, (uint64_t) off, (uint64_t) len, (int64_t) stride,
                                   (uint64_t) count, ww->data + data_off, &ww->le);
     if (end > ww->end)
         ww->end = end;
+    if (ww->rc == LOGFS_OK)
+        ADIOI_BBFS_Server_note(ww->bf, (uint64_t) off, (uint64_t) len, (uint64_t) stride,
+                               (uint64_t) count, pos);
     return ww->rc != LOGFS_OK;
 }
 
@@ -37,7 +42,7 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
 {
     static char myname[] = "ADIOI_BBFS_LOG_WRITE";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    struct write_walk ww = { bf->writer, buf, 0, {0}, LOGFS_OK };
+    struct write_walk ww = { bf, bf->writer, buf, 0, {0}, LOGFS_OK };
     MPI_Count type_size;
     ADIO_Offset nbytes, next_fp;
     int buf_contig, rc;
@@ -78,6 +83,11 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
     if (rc != LOGFS_OK) {
         *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, ww.le.msg);
         return;
+    }
+    if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX) {
+        ADIOI_BBFS_Server_attach(fd, error_code);       /* (with a server) */
+        if (*error_code != MPI_SUCCESS)
+            return;
     }
     if (ww.end > bf->own_end)
         bf->own_end = ww.end;
