@@ -310,12 +310,11 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     static char myname[] = "ADIOI_BBFS_SERVER_OPEN";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     const char *env = getenv("BBFS_SERVER");
-    int nprocs, nnodes, node_rank, err_here = 0;
+    int nnodes, node_rank, err_here = 0;
     char err[1024] = "", source[PATH_MAX];
     MPI_Comm node;
 
     *error_code = MPI_SUCCESS;
-    MPI_Comm_size(fd->comm, &nprocs);
     MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &node_rank);
     int leader = node_rank == 0, one = leader;
@@ -337,19 +336,19 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
         MPI_Comm_free(&node);
         return;                 /* one node: every process reads every log */
     }
-    /* A log directory that is missing or read-only is reported by the
-     * logs' start with its own error class (MPI_ERR_NO_SUCH_FILE,
-     * MPI_ERR_ACCESS); no server is needed before that. */
+    /* Without a usable log directory there is no server to start: a
+     * writing open reports the directory with its own error class when the
+     * logs start (MPI_ERR_NO_SUCH_FILE, MPI_ERR_ACCESS), and a read-only
+     * one needs no logs (pending ones were replayed at this open). */
     struct stat st;
     int have_dir = stat(bf->hints.logdir, &st) == 0 && S_ISDIR(st.st_mode)
         && access(bf->hints.logdir, W_OK | X_OK) == 0, all_dir;
     MPI_Allreduce(&have_dir, &all_dir, 1, MPI_INT, MPI_MIN, fd->comm);
-    if (!all_dir && bf->log_writes) {
+    if (!all_dir) {
         MPI_Comm_free(&node);
         return;
     }
-    if (!force && !named && peer_rank == INT_MAX && all_dir
-        && shared_logdir(fd, bf->hints.logdir)) {
+    if (!force && !named && peer_rank == INT_MAX && shared_logdir(fd, bf->hints.logdir)) {
         MPI_Comm_free(&node);
         return;                 /* several nodes, one log directory: as on one node */
     }
