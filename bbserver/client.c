@@ -196,7 +196,6 @@ int bbs_client_open(const char *addr, const uint8_t *token, double timeout,
     char host[256];
     uint16_t port;
     ucp_ep_params_t ep;
-    ucp_am_handler_param_t hp;
     ucs_status_t st;
 
     *out = NULL;
@@ -213,16 +212,8 @@ int bbs_client_open(const char *addr, const uint8_t *token, double timeout,
     }
     if (bbs_addr_resolve(host, port, &ss, err, errlen) != 0 || bbs_ucx_open(&c->u, err, errlen))
         goto fail;
-    memset(&hp, 0, sizeof(hp));
-    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB
-        | UCP_AM_HANDLER_PARAM_FIELD_ARG;
-    hp.id = BBS_AM_REPLY;
-    hp.cb = on_reply;
-    hp.arg = c;
-    if ((st = ucp_worker_set_am_recv_handler(c->u.worker, &hp)) != UCS_OK) {
-        snprintf(err, errlen, "active-message handler: %s", ucs_status_string(st));
+    if (bbs_ucx_set_handler(&c->u, BBS_AM_REPLY, on_reply, c, err, errlen) != 0)
         goto fail;
-    }
     memset(&ep, 0, sizeof(ep));
     ep.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR
         | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;

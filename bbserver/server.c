@@ -367,23 +367,6 @@ static int start_listening(struct server *s, char *err, size_t errlen)
     return 0;
 }
 
-static int register_handler(struct server *s, char *err, size_t errlen)
-{
-    ucp_am_handler_param_t hp;
-    memset(&hp, 0, sizeof(hp));
-    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB
-        | UCP_AM_HANDLER_PARAM_FIELD_ARG;
-    hp.id = BBS_AM_REQUEST;
-    hp.cb = on_request;
-    hp.arg = s;
-    ucs_status_t st = ucp_worker_set_am_recv_handler(s->u.worker, &hp);
-    if (st != UCS_OK) {
-        snprintf(err, errlen, "active-message handler: %s", ucs_status_string(st));
-        return -1;
-    }
-    return 0;
-}
-
 static uint64_t files_held(const struct server *s)
 {
     uint64_t n = 0;
@@ -462,7 +445,7 @@ int bbs_server_run(const struct bbs_server_opts *o)
         perror("bbserver: signalfd/eventfd/epoll");
         goto out;
     }
-    if (bbs_ucx_open(&s.u, err, sizeof(err)) != 0 || register_handler(&s, err, sizeof(err))
+    if (bbs_ucx_open(&s.u, err, sizeof(err)) != 0 || bbs_ucx_set_handler(&s.u, BBS_AM_REQUEST, on_request, &s, err, sizeof(err))
         || start_listening(&s, err, sizeof(err)) != 0) {
         fprintf(stderr, "bbserver: %s\n", err);
         goto out;

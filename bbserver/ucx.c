@@ -63,6 +63,25 @@ void bbs_ucx_close(struct bbs_ucx *u)
     u->efd = -1;
 }
 
+int bbs_ucx_set_handler(struct bbs_ucx *u, unsigned id, ucp_am_recv_callback_t cb, void *arg,
+                        char *err, size_t errlen)
+{
+    ucp_am_handler_param_t hp;
+    ucs_status_t st;
+
+    memset(&hp, 0, sizeof(hp));
+    hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB
+        | UCP_AM_HANDLER_PARAM_FIELD_ARG;
+    hp.id = id;
+    hp.cb = cb;
+    hp.arg = arg;
+    if ((st = ucp_worker_set_am_recv_handler(u->worker, &hp)) != UCS_OK) {
+        snprintf(err, errlen, "active-message handler: %s", ucs_status_string(st));
+        return -1;
+    }
+    return 0;
+}
+
 int bbs_addr_split(const char *hostport, char *host, size_t hostlen, uint16_t *port)
 {
     const char *colon = strrchr(hostport, ':');

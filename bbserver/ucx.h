@@ -24,6 +24,10 @@ struct bbs_ucx {
 int bbs_ucx_open(struct bbs_ucx *u, char *err, size_t errlen);
 void bbs_ucx_close(struct bbs_ucx *u);
 
+/* Take active messages of id with cb(arg, ...).  @return 0, or -1 with why. */
+int bbs_ucx_set_handler(struct bbs_ucx *u, unsigned id, ucp_am_recv_callback_t cb, void *arg,
+                        char *err, size_t errlen);
+
 /* "host:port" -> host and port.  @return 0, or -1 if it has no port. */
 int bbs_addr_split(const char *hostport, char *host, size_t hostlen, uint16_t *port);
 

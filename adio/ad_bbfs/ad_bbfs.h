@@ -242,8 +242,6 @@ int ADIOI_BBFS_Server_is_own(const ADIOI_BBFS_File * bf, int writer);
 int ADIOI_BBFS_Server_read(ADIOI_BBFS_File * bf, int writer, uint64_t pos, void *buf,
                            size_t len);
 void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf);
-void ADIOI_BBFS_Server_counts(const ADIOI_BBFS_File * bf, uint64_t * attaches,
-                              uint64_t * queries);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the

@@ -61,7 +61,7 @@ struct ADIOI_BBFS_Server {
         int fd;
     } *logs;                    /* datalogs of this node opened for reads */
     int nlogs;
-    uint64_t attaches, queries; /* messages sent, for tests (ADIOI_BBFS_Server_counts) */
+    uint64_t attaches, queries; /* messages sent (their request ids) */
 };
 
 static void set_dirty(ADIOI_BBFS_Server * s, int on);
@@ -417,13 +417,6 @@ void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf)
     ADIOI_BBFS_FREE(s->notes);
     ADIOI_Free(s);
     bf->srv = NULL;
-}
-
-void ADIOI_BBFS_Server_counts(const ADIOI_BBFS_File * bf, uint64_t * attaches,
-                              uint64_t * queries)
-{
-    *attaches = bf->srv ? bf->srv->attaches : 0;
-    *queries = bf->srv ? bf->srv->queries : 0;
 }
 
 /* --- attach ---------------------------------------------------------------- */
