@@ -20,16 +20,10 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "ucx.h"
 #include "token.h"
 
 #define MAX_SAMPLES (1 << 20)
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -59,27 +53,27 @@ static int client(const char *addr, const uint8_t *token, int me, int batch, dou
     snprintf(log, sizeof(log), "/bench/client%d.datalog", me);
     struct bbs_writer w = { 1, (uint32_t) me, "bench:1", log };
     uint64_t round = 0;
-    double end = now() + secs;
-    while (now() < end && n[1] < MAX_SAMPLES) {
+    double end = bbs_now() + secs;
+    while (bbs_now() < end && n[1] < MAX_SAMPLES) {
         /* this client's B ranges of 64 bytes, interleaved with the others' */
         uint64_t base = round++ * (uint64_t) batch * 64 * 8;
         for (int i = 0; i < batch; i++)
             e[i] = (struct bbs_extent) { base + ((uint64_t) i * 8 + (uint64_t) me % 8) * 64, 64,
                 1, 0, (uint64_t) i * 64 };
-        double t0 = now();
-        bbs_enc_attach(&b, bbs_client_next_id(c), token, "/bench/file", &w, e, (uint32_t) batch);
+        double t0 = bbs_now();
+        bbs_enc_attach(&b, bbs_client_next_id(c), token, "/bench/file", &w, e, (uint32_t) batch, 0);
         if (bbs_client_call(c, &b, &r, err, sizeof(err)) != 0 || r.status != BBS_OK) {
             fprintf(stderr, "bbs-bench: attach: %s\n", r.status ? r.msg : err);
             return 1;
         }
-        double t1 = now();
+        double t1 = bbs_now();
         bbs_enc_query(&b, bbs_client_next_id(c), token, "/bench/file", base,
                       base + (uint64_t) batch * 64 * 8);
         if (bbs_client_call(c, &b, &r, err, sizeof(err)) != 0 || r.status != BBS_OK) {
             fprintf(stderr, "bbs-bench: query: %s\n", r.status ? r.msg : err);
             return 1;
         }
-        double t2 = now();
+        double t2 = bbs_now();
         lat[0][n[0]++] = t1 - t0;
         lat[1][n[1]++] = t2 - t1;
     }

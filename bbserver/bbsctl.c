@@ -34,6 +34,8 @@ static void usage(FILE *f)
             "  detach FILE SESSION RANK START END\n"
             "  replayed FILE              forget FILE's map (its logs were replayed)\n"
             "  read PATH OFF LEN          LEN bytes of a log on the server's node, to stdout\n"
+            "  export METALOG [salvage]   the metalog's sealed length (and what salvage lost)\n"
+            "  remove METALOG             remove a writer's log files (after a replay)\n"
             "  hold SECONDS               stay connected this long, then ping again (tests)\n"
             "\n"
             "Exit status: 0 done, 1 the server refused or failed, 2 bad usage,\n"
@@ -129,7 +131,10 @@ int main(int argc, char **argv)
         need(argc, 6, cmd);
     else if (!strcmp(cmd, "read"))
         need(argc, 4, cmd);
-    else if (!strcmp(cmd, "hold"))
+    else if (!strcmp(cmd, "export")) {
+        if (argc != 3)
+            need(argc, 2, cmd);
+    } else if (!strcmp(cmd, "hold") || !strcmp(cmd, "remove"))
         need(argc, 2, cmd);
     else {
         fprintf(stderr, "bbsctl: unknown command %s\n", cmd);
@@ -161,11 +166,15 @@ int main(int argc, char **argv)
         struct bbs_extent e = { num(argv[6]), num(argv[7]), argc == 11 ? num(argv[9]) : 1,
             argc == 11 ? num(argv[10]) : 0, num(argv[8])
         };
-        enc = bbs_enc_attach(&b, id, token, argv[1], &w, &e, 1);
+        enc = bbs_enc_attach(&b, id, token, argv[1], &w, &e, 1, 0);
     } else if (!strcmp(cmd, "detach")) {
         struct bbs_writer w = { num(argv[2]), (uint32_t) num(argv[3]), "-", "-" };
         enc = bbs_enc_detach(&b, id, token, argv[1], &w, num(argv[4]), num(argv[5]));
-    } else
+    } else if (!strcmp(cmd, "export"))
+        enc = bbs_enc_export(&b, id, token, argv[1], argc == 3 && !strcmp(argv[2], "salvage"));
+    else if (!strcmp(cmd, "remove"))
+        enc = bbs_enc_remove(&b, id, token, argv[1]);
+    else
         enc = bbs_enc_read(&b, id, token, argv[1], num(argv[2]), num(argv[3]));
     if (enc != 0) {
         fprintf(stderr, "bbsctl: out of memory\n");
@@ -183,11 +192,8 @@ int main(int argc, char **argv)
     } else if (!strcmp(cmd, "ping")) {
         printf("version %u pid %u files %" PRIu64 " refused %" PRIu64, r.version, r.pid,
                r.nfiles, r.refused);
-        static const char *const names[] = { "", "ping", "attach", "query", "detach", "stat",
-            "replayed", "read"
-        };
         for (int op = 1; op < BBS_NUM_OPS; op++)
-            printf(" %s %" PRIu64, names[op], r.requests[op]);
+            printf(" %s %" PRIu64, bbs_op_name(op), r.requests[op]);
         printf("\n");
     } else if (!strcmp(cmd, "stat"))
         printf("size %" PRIu64 " ranges %" PRIu64 " writers %u\n", r.size, r.nranges,
@@ -205,6 +211,8 @@ int main(int argc, char **argv)
         if (r.more != UINT64_MAX)
             printf("more from %" PRIu64 "\n", r.more);
         free(w);
+    } else if (!strcmp(cmd, "export")) {
+        printf("sealed %" PRIu64 "%s%s\n", r.total, *r.warning ? " lost: " : "", r.warning);
     } else if (!strcmp(cmd, "read")) {
         if (fwrite(r.data, 1, r.len, stdout) != r.len)
             rc = 1;

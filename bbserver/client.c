@@ -29,13 +29,6 @@ struct bbs_client {
     ucs_status_t failed;        /* the endpoint's error, UCS_OK while fine */
 };
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     struct bbs_client *c = arg;
@@ -73,7 +66,7 @@ static int wait_until(struct bbs_client *c, double deadline, int (*done)(struct 
             return 0;
         if (c->failed != UCS_OK)
             return -1;
-        double left = deadline - now();
+        double left = deadline - bbs_now();
         if (left <= 0)
             return -1;
         ucs_status_t st = ucp_worker_arm(c->u.worker);
@@ -126,7 +119,7 @@ int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_
 {
     ucp_request_param_t p;
     ucs_status_t sent = UCS_INPROGRESS;
-    double deadline = now() + c->timeout;
+    double deadline = bbs_now() + c->timeout;
     char why[256];
 
     if (c->failed != UCS_OK) {
@@ -155,7 +148,7 @@ int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_
         sent = UCS_OK;
     int rc = wait_until(c, deadline, reply_done);
     if (r) {
-        while (sent == UCS_INPROGRESS && c->failed == UCS_OK && now() < deadline + 1)
+        while (sent == UCS_INPROGRESS && c->failed == UCS_OK && bbs_now() < deadline + 1)
             ucp_worker_progress(c->u.worker);
         if (sent == UCS_INPROGRESS)
             ucp_request_cancel(c->u.worker, r);
@@ -258,22 +251,8 @@ void bbs_client_close(struct bbs_client *c)
 {
     if (!c)
         return;
-    if (c->ep) {
-        ucp_request_param_t p;
-        memset(&p, 0, sizeof(p));
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        p.flags = c->failed != UCS_OK ? UCP_EP_CLOSE_FLAG_FORCE : 0;
-        ucs_status_ptr_t r = ucp_ep_close_nbx(c->ep, &p);
-        double deadline = now() + 2;
-        while (r && !UCS_PTR_IS_ERR(r) && ucp_request_check_status(r) == UCS_INPROGRESS
-               && now() < deadline)
-            ucp_worker_progress(c->u.worker);
-        if (r && !UCS_PTR_IS_ERR(r)) {
-            if (ucp_request_check_status(r) == UCS_INPROGRESS)
-                ucp_request_cancel(c->u.worker, r);
-            ucp_request_free(r);
-        }
-    }
+    if (c->ep)
+        bbs_ep_close(&c->u, c->ep, c->failed != UCS_OK, 2);
     bbs_incoming_free(c->reply);
     if (c->u.worker)
         bbs_ucx_close(&c->u);

@@ -31,8 +31,10 @@ static void usage(FILE *f)
             "                            (created if missing)\n"
             "  -w, --workers N           worker threads (default 2)\n"
             "  -s, --state FILE          save the map here at SIGTERM, load it at start\n"
-            "  -a, --address-file FILE   write host:port here once listening\n"
-            "  -i, --idle-limit SECONDS  exit after this long with no client and no file\n"
+            "  -a, --address-file FILE   write host:port here once listening; without --port,\n"
+            "                            the port a previous server wrote there is tried first\n"
+            "  -i, --idle-limit SECONDS  exit after this long with no client, no file in the\n"
+            "                            map and no log (.metalog) in the log directories\n"
             "                            (default 0: never)\n"
             "  -v, --verbose             log connections\n"
             "  -h, --help                this text\n"
@@ -146,5 +148,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "bbserver: %s\n", err);
         return 1;
     }
+    /* A restarted server takes its old port back (server.c) while the
+     * killed one's connections linger in TIME_WAIT. */
+    setenv("UCX_CM_REUSEADDR", "y", 0);
     return bbs_server_run(&o);
 }

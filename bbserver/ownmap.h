@@ -33,6 +33,13 @@ int bbs_own_attach(struct bbs_ownmap *m, const char *file, const struct bbs_writ
 
 /* Forget the writer's bytes in [start, end); bytes another writer took
  * over stay.  @return BBS_OK, BBS_ENOFILE, BBS_ENOMEM. */
+/* The file is at least size bytes long (a writer's set_size grew it):
+ * stat and queries report it.  @return BBS_OK, BBS_ENOMEM */
+int bbs_own_grow(struct bbs_ownmap *m, const char *file, uint64_t size);
+/* The file's size in the map: the end of its last attached byte, or what
+ * a grow said if more; 0 for a file the map does not hold. */
+uint64_t bbs_own_size(const struct bbs_ownmap *m, const char *file);
+
 int bbs_own_detach(struct bbs_ownmap *m, const char *file, uint64_t session, uint32_t rank,
                    uint64_t start, uint64_t end);
 

@@ -59,6 +59,13 @@ static uint8_t *grow(struct bbs_buf *b, size_t n)
     return at;
 }
 
+static void put8(struct bbs_buf *b, uint8_t v)
+{
+    uint8_t *p = grow(b, 1);
+    if (p)
+        p[0] = v;
+}
+
 static void put16(struct bbs_buf *b, uint16_t v)
 {
     uint8_t *p = grow(b, 2);
@@ -132,11 +139,13 @@ int bbs_enc_ping(struct bbs_buf *b, uint64_t id, const uint8_t *token)
 }
 
 int bbs_enc_attach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
-                   const struct bbs_writer *w, const struct bbs_extent *e, uint32_t n)
+                   const struct bbs_writer *w, const struct bbs_extent *e, uint32_t n,
+                   uint64_t size)
 {
     put_request(b, BBS_ATTACH, id, token);
     put_str(b, file);
     put_writer(b, w);
+    put64(b, size);
     put32(b, n);
     for (uint32_t i = 0; i < n; i++) {
         put64(b, e[i].off);
@@ -193,6 +202,22 @@ int bbs_enc_read(struct bbs_buf *b, uint64_t id, const uint8_t *token, const cha
     return done(b);
 }
 
+int bbs_enc_export(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *metalog,
+                   int salvage)
+{
+    put_request(b, BBS_EXPORT, id, token);
+    put_str(b, metalog);
+    put8(b, salvage ? 1 : 0);
+    return done(b);
+}
+
+int bbs_enc_remove(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *metalog)
+{
+    put_request(b, BBS_REMOVE, id, token);
+    put_str(b, metalog);
+    return done(b);
+}
+
 int bbs_rep_begin(struct bbs_buf *b, uint16_t op, uint64_t id, uint16_t status,
                   const char *msg)
 {
@@ -223,6 +248,13 @@ int bbs_rep_stat(struct bbs_buf *b, uint64_t size, uint64_t nranges, uint32_t nw
     return done(b);
 }
 
+int bbs_rep_export(struct bbs_buf *b, uint64_t total, const char *warning)
+{
+    put64(b, total);
+    put_str(b, warning && *warning ? warning : NULL);
+    return done(b);
+}
+
 uint8_t *bbs_rep_read_room(struct bbs_buf *b, uint64_t len)
 {
     put64(b, len);
@@ -242,7 +274,7 @@ int bbs_rep_query_writer(struct bbs_buf *b, const struct bbs_writer *w)
 }
 
 int bbs_rep_query_pieces(struct bbs_buf *b, const struct bbs_piece *p, uint32_t n,
-                         uint64_t more)
+                         uint64_t more, uint64_t size)
 {
     put32(b, n);
     for (uint32_t i = 0; i < n; i++) {
@@ -252,6 +284,7 @@ int bbs_rep_query_pieces(struct bbs_buf *b, const struct bbs_piece *p, uint32_t 
         put64(b, p[i].pos);
     }
     put64(b, more);
+    put64(b, size);
     return done(b);
 }
 
@@ -286,6 +319,12 @@ static const uint8_t *take(struct cursor *c, size_t n, const char *what)
     const uint8_t *at = c->p;
     c->p += n;
     return at;
+}
+
+static uint8_t get8(struct cursor *c, const char *what)
+{
+    const uint8_t *p = take(c, 1, what);
+    return p ? p[0] : 0;
 }
 
 static uint16_t get16(struct cursor *c, const char *what)
@@ -379,12 +418,12 @@ static uint64_t check_extent(struct cursor *c, const struct bbs_extent *e, uint3
     return e->count;
 }
 
-static const char *op_name(uint16_t op)
+const char *bbs_op_name(int op)
 {
     static const char *const names[] = { "?", "ping", "attach", "query", "detach", "stat",
-        "replayed", "read"
+        "replayed", "read", "export", "remove"
     };
-    return op < BBS_NUM_OPS ? names[op] : "?";
+    return op > 0 && op < BBS_NUM_OPS ? names[op] : "?";
 }
 
 static int get_header(struct cursor *c, uint16_t *op, uint64_t *id, int reply)
@@ -450,11 +489,16 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
     case BBS_ATTACH:
         r->file = get_str(&c, "the file name", BBS_MAX_PATH, 0);
         get_writer(&c, &r->writer);
+        r->size = get64(&c, "the size");
         r->nrecords = get32(&c, "the record count");
         if (c.failed)
             break;
-        if (r->nrecords == 0 || r->nrecords > BBS_MAX_RECORDS) {
-            fail(&c, "%u records; an attach carries 1 to %u", r->nrecords, BBS_MAX_RECORDS);
+        if (r->size > (uint64_t) INT64_MAX) {
+            fail(&c, "size %llu past the largest file offset", (unsigned long long) r->size);
+            break;
+        }
+        if (r->nrecords > BBS_MAX_RECORDS) {
+            fail(&c, "%u records; an attach carries at most %u", r->nrecords, BBS_MAX_RECORDS);
             break;
         }
         if ((size_t) (c.end - c.p) != (size_t) r->nrecords * RECORD_LEN) {
@@ -502,6 +546,15 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
         r->end = off + n;
         break;
     }
+    case BBS_EXPORT:
+        r->path = get_str(&c, "the metalog path", BBS_MAX_PATH, 0);
+        r->salvage = get8(&c, "the salvage flag");
+        if (!c.failed && r->salvage > 1)
+            fail(&c, "salvage flag %u (0 or 1)", r->salvage);
+        break;
+    case BBS_REMOVE:
+        r->path = get_str(&c, "the metalog path", BBS_MAX_PATH, 0);
+        break;
     }
     check_end(&c);
     if (c.failed) {
@@ -509,7 +562,7 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
         if (errlen) {
             char tmp[256];
             snprintf(tmp, sizeof(tmp), "%s", err);
-            snprintf(err, errlen, "%s: %s", op_name(r->op), tmp);
+            snprintf(err, errlen, "%s: %s", bbs_op_name(r->op), tmp);
         }
         return BBS_EMSG;
     }
@@ -585,6 +638,7 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
                 fail(&c, "piece %u names writer %u of %u", i, p.writer, r->nwriters);
         }
         r->more = get64(&c, "the continuation");
+        r->size = get64(&c, "the size");
         break;
     }
     case BBS_STAT:
@@ -596,6 +650,15 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
         r->len = get64(&c, "the length");
         if (!c.failed && r->len > BBS_MAX_READ)
             fail(&c, "%llu bytes of data, over the limit", (unsigned long long) r->len);
+        r->data = take(&c, (size_t) r->len, "the data");
+        break;
+    case BBS_EXPORT:
+        r->total = get64(&c, "the sealed length");
+        r->warning = get_str(&c, "the warning", 1024, 1);
+        r->len = get64(&c, "the length");
+        if (!c.failed && (r->len > BBS_MAX_READ || r->len > r->total))
+            fail(&c, "%llu bytes of a %llu-byte metalog, over the limit",
+                 (unsigned long long) r->len, (unsigned long long) r->total);
         r->data = take(&c, (size_t) r->len, "the data");
         break;
     default:

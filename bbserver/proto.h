@@ -56,17 +56,22 @@ enum bbs_status {
     BBS_NUM_STATUS
 };
 
+/* @return the op's name ("ping", ...; "?" for no op). */
+const char *bbs_op_name(int op);
+
 /* @return the status's description ("unknown status" past the list). */
 const char *bbs_status_str(int status);
 
 enum bbs_op {
     BBS_PING = 1,   /* -> server version, pid, files held */
-    BBS_ATTACH,     /* a writer's extents become visible: file, writer, records */
+    BBS_ATTACH,     /* a writer's extents become visible: file, writer, size, records */
     BBS_QUERY,      /* owners of [start, end) of a file -> writers and pieces */
     BBS_DETACH,     /* forget a writer's extents in [start, end) */
     BBS_STAT,       /* a file's size (end of the last attached byte) */
     BBS_REPLAYED,   /* the file's logs went to the canonical file: drop its map */
     BBS_READ,       /* bytes of a datalog on the server's node */
+    BBS_EXPORT,     /* a metalog's sealed part, for a replay on other nodes */
+    BBS_REMOVE,     /* remove a replayed (or deleted) writer's log files */
     BBS_NUM_OPS
 };
 
@@ -100,10 +105,12 @@ struct bbs_request {
     const char *file;           /* ATTACH QUERY DETACH STAT REPLAYED */
     struct bbs_writer writer;   /* ATTACH DETACH */
     uint64_t start, end;        /* QUERY DETACH; READ: offset, offset + length */
-    uint32_t nrecords;          /* ATTACH */
+    uint64_t size;              /* ATTACH: the file is at least this long (set_size) */
+    uint32_t nrecords;          /* ATTACH (0 when it only grows the file) */
     const uint8_t *records;     /* ATTACH: read them with bbs_record() */
     uint64_t npieces;           /* ATTACH: what the records expand to */
-    const char *path;           /* READ: the datalog */
+    const char *path;           /* READ: the datalog; EXPORT, REMOVE: the metalog */
+    uint8_t salvage;            /* EXPORT: end at damage instead of failing */
 };
 
 /* A decoded reply. */
@@ -123,11 +130,15 @@ struct bbs_reply {
     uint32_t npieces;
     const uint8_t *writers, *pieces;
     uint64_t more;              /* UINT64_MAX: the answer is complete */
+    uint64_t size;              /* QUERY, STAT: the file's size in the map */
     /* STAT */
-    uint64_t size, nranges;
-    /* READ */
+    uint64_t nranges;
+    /* READ, EXPORT (its first len bytes; READ of the metalog gets the
+     * rest up to total) */
     const uint8_t *data;
     uint64_t len;
+    uint64_t total;             /* EXPORT: bytes of the sealed part */
+    const char *warning;        /* EXPORT with salvage: what was lost ("" if nothing) */
 };
 
 /* Counters of what a server was asked, told by PING (tests assert on
@@ -149,8 +160,11 @@ void bbs_buf_free(struct bbs_buf *b);
 
 /* Requests.  Each starts b afresh.  @return 0, or -1 when out of memory. */
 int bbs_enc_ping(struct bbs_buf *b, uint64_t id, const uint8_t *token);
+/* ATTACH: n extents (0 to BBS_MAX_RECORDS), and size: the file is at least
+ * that long (a writer's set_size that grew it; 0: no claim). */
 int bbs_enc_attach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
-                   const struct bbs_writer *w, const struct bbs_extent *e, uint32_t n);
+                   const struct bbs_writer *w, const struct bbs_extent *e, uint32_t n,
+                   uint64_t size);
 int bbs_enc_query(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
                   uint64_t start, uint64_t end);
 int bbs_enc_detach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
@@ -159,6 +173,9 @@ int bbs_enc_stat(struct bbs_buf *b, uint64_t id, const uint8_t *token, const cha
 int bbs_enc_replayed(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file);
 int bbs_enc_read(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *path,
                  uint64_t off, uint64_t len);
+int bbs_enc_export(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *metalog,
+                   int salvage);
+int bbs_enc_remove(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *metalog);
 
 /* Replies.  bbs_rep_begin writes the header (and msg when status is not
  * OK); OK replies then append their body with the calls below. */
@@ -170,12 +187,15 @@ int bbs_rep_ping(struct bbs_buf *b, uint32_t pid, uint64_t nfiles,
 int bbs_rep_stat(struct bbs_buf *b, uint64_t size, uint64_t nranges, uint32_t nwriters);
 /* READ: room for len bytes at the end, to read the log into. */
 uint8_t *bbs_rep_read_room(struct bbs_buf *b, uint64_t len);
+/* EXPORT: the sealed part's length and what salvage lost, then the first
+ * bytes with bbs_rep_read_room (at most BBS_MAX_READ of them). */
+int bbs_rep_export(struct bbs_buf *b, uint64_t total, const char *warning);
 /* QUERY: writers first, then pieces, then the continuation point. */
 int bbs_rep_query_begin(struct bbs_buf *b, uint32_t nwriters);
 int bbs_rep_query_writer(struct bbs_buf *b, const struct bbs_writer *w);
 int bbs_rep_query_pieces(struct bbs_buf *b, const struct bbs_piece *p, uint32_t n,
-                         uint64_t more);
-/* ATTACH, DETACH, REPLAYED: no body. */
+                         uint64_t more, uint64_t size);
+/* ATTACH, DETACH, REPLAYED, REMOVE: no body. */
 
 /* Decoding.  @return BBS_OK, or BBS_EMSG / BBS_EVERSION with why in err
  * (errlen bytes, NUL-terminated). */

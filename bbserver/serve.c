@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #endif
 #include "serve.h"
+#include "../logfs/reader.h"
+#include "../logfs/writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,6 +91,70 @@ static int serve_read(const struct bbs_serve_conf *conf, const struct bbs_reques
     return p ? 0 : -1;
 }
 
+/* The sealed part of a metalog, checked as a local replay would check it;
+ * the first BBS_MAX_READ bytes come along, the client reads the rest. */
+static int serve_export(const struct bbs_serve_conf *conf, const struct bbs_request *r,
+                        struct bbs_buf *out)
+{
+    char why[PATH_MAX + 128], *warning = NULL;
+    struct logfs_error le;
+    size_t len;
+    void *bytes;
+
+    if (!bbs_serve_path_allowed(conf, r->path, why, sizeof(why)))
+        return bbs_rep_begin(out, r->op, r->id, BBS_EPERM, why);
+    int rc = logfs_metalog_export(r->path, r->salvage, &bytes, &len, &warning, &le);
+    if (rc != LOGFS_OK)
+        return bbs_rep_begin(out, r->op, r->id, rc == LOGFS_ENOMEM ? BBS_ENOMEM : BBS_EIO,
+                             le.msg);
+    uint64_t first = len < BBS_MAX_READ ? len : BBS_MAX_READ;
+    bbs_rep_begin(out, r->op, r->id, BBS_OK, NULL);
+    bbs_rep_export(out, len, warning);
+    uint8_t *p = bbs_rep_read_room(out, first);
+    if (p)
+        memcpy(p, bytes, first);
+    free(bytes);
+    free(warning);
+    return p ? 0 : -1;
+}
+
+/* A writer's log files, named by its metalog, which may be gone already
+ * (a removal retried): the directory must be below a log directory. */
+static int serve_remove(const struct bbs_serve_conf *conf, const struct bbs_request *r,
+                        struct bbs_buf *out)
+{
+    char why[PATH_MAX + 128], dir[PATH_MAX], real[PATH_MAX], path[2 * PATH_MAX];
+    const char *slash = strrchr(r->path, '/'), *suffix = ".metalog";
+    size_t n = strlen(r->path), ns = strlen(suffix);
+
+    if (!slash || slash == r->path || n <= ns || strcmp(r->path + n - ns, suffix) != 0
+        || (size_t) (slash - r->path) >= sizeof(dir))
+        return bbs_rep_begin(out, r->op, r->id, BBS_EPERM, "remove: give the absolute path "
+                             "of a metalog (NAME.metalog)");
+    memcpy(dir, r->path, (size_t) (slash - r->path));
+    dir[slash - r->path] = 0;
+    if (!realpath(dir, real)) {
+        snprintf(why, sizeof(why), "%s: %s", dir, strerror(errno));
+        return bbs_rep_begin(out, r->op, r->id, BBS_EPERM, why);
+    }
+    int below = 0;
+    for (size_t i = 0; i < conf->nlogdirs && !below; i++) {
+        char d[PATH_MAX];
+        if (realpath(conf->logdirs[i], d))
+            below = strcmp(real, d) == 0 || (strncmp(real, d, strlen(d)) == 0
+                                             && real[strlen(d)] == '/');
+    }
+    if (!below) {
+        snprintf(why, sizeof(why), "%s is not in any of the server's log directories", dir);
+        return bbs_rep_begin(out, r->op, r->id, BBS_EPERM, why);
+    }
+    struct logfs_error le;
+    snprintf(path, sizeof(path), "%s%s", real, slash);
+    if (logfs_log_remove(path, &le) != LOGFS_OK)
+        return bbs_rep_begin(out, r->op, r->id, BBS_EIO, le.msg);
+    return bbs_rep_begin(out, r->op, r->id, BBS_OK, NULL);
+}
+
 static int serve_query(const struct bbs_ownmap *m, const struct bbs_request *r,
                        struct bbs_buf *out)
 {
@@ -133,7 +199,7 @@ static int serve_query(const struct bbs_ownmap *m, const struct bbs_request *r,
     bbs_rep_query_begin(out, nw);
     for (uint32_t i = 0; i < nw; i++)
         bbs_rep_query_writer(out, bbs_own_writer(m, r->file, used[i]));
-    int rc = bbs_rep_query_pieces(out, p, n, more);
+    int rc = bbs_rep_query_pieces(out, p, n, more, bbs_own_size(m, r->file));
     free(map);
     free(used);
     free(p);
@@ -148,6 +214,8 @@ static int serve_attach(struct bbs_ownmap *m, const struct bbs_request *r, struc
         bbs_record(r, i, &e);
         st = bbs_own_attach(m, r->file, &r->writer, &e, 1);
     }
+    if (st == BBS_OK && r->size)
+        st = bbs_own_grow(m, r->file, r->size);
     return bbs_rep_begin(out, r->op, r->id, (uint16_t) st,
                          st == BBS_OK ? NULL : "attach: the server ran out of memory");
 }
@@ -203,6 +271,10 @@ int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
         return bbs_rep_begin(out, r.op, r.id, BBS_OK, NULL);
     case BBS_READ:
         return serve_read(conf, &r, out);
+    case BBS_EXPORT:
+        return serve_export(conf, &r, out);
+    case BBS_REMOVE:
+        return serve_remove(conf, &r, out);
     }
     return bbs_rep_begin(out, r.op, r.id, BBS_EMSG, "unknown operation");
 }

@@ -13,8 +13,10 @@
 #define _GNU_SOURCE
 #endif
 #include "server.h"
+#include "../logfs/coding.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -77,13 +79,6 @@ struct server {
     double last_busy;
 };
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static void say(const struct server *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void say(const struct server *s, const char *fmt, ...)
@@ -134,17 +129,16 @@ static struct job *queue_take_all(struct queue *q)
  * neighbours by their bytes, which spreads reads. */
 static int worker_of(const struct server *s, const uint8_t *msg, size_t len)
 {
-    uint64_t h = 1469598103934665603ull;
     const size_t name_at = 16 + BBS_TOKEN_LEN + 4;      /* header, token, str length */
     uint16_t op = bbs_peek_op(msg, len);
+    uint64_t h;
     if (s->nw == 1)
         return 0;
     if (op != BBS_PING && op != BBS_READ && len > name_at)
-        for (size_t i = name_at; i < len && msg[i]; i++)
-            h = (h ^ msg[i]) * 1099511628211ull;
+        h = logfs_fnv_bytes(LOGFS_FNV_START, msg + name_at,
+                            strnlen((const char *) msg + name_at, len - name_at));
     else
-        for (size_t i = 0; i < len; i++)
-            h = (h ^ msg[i]) * 1099511628211ull;
+        h = logfs_fnv_bytes(LOGFS_FNV_START, msg, len);
     return (int) (h % (uint64_t) s->nw);
 }
 
@@ -236,7 +230,7 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
     }
     j->conn = c;
     c->refs++;
-    s->last_busy = now();
+    s->last_busy = bbs_now();
     j->next = s->receiving;
     s->receiving = j;
     return j->in->desc ? UCS_INPROGRESS : UCS_OK;
@@ -307,41 +301,62 @@ static void close_dead(struct server *s)
             continue;
         }
         *pp = c->next;
-        ucp_request_param_t p;
-        memset(&p, 0, sizeof(p));
-        p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-        p.flags = UCP_EP_CLOSE_FLAG_FORCE;
-        ucs_status_ptr_t r = ucp_ep_close_nbx(c->ep, &p);
-        while (r && !UCS_PTR_IS_ERR(r) && ucp_request_check_status(r) == UCS_INPROGRESS)
-            ucp_worker_progress(s->u.worker);
-        if (r && !UCS_PTR_IS_ERR(r))
-            ucp_request_free(r);
+        bbs_ep_close(&s->u, c->ep, 1, 2);
         free(c);
         s->nconns--;
-        s->last_busy = now();
+        s->last_busy = bbs_now();
         say(s, "client gone (%d left)", s->nconns);
     }
 }
 
-static int start_listening(struct server *s, char *err, size_t errlen)
+/* The port a previous server left in the address file, if it listened on
+ * this same name: tried first, so that manifests naming that address reach
+ * the restarted server (0: none). */
+static uint16_t previous_port(const struct bbs_server_opts *o)
+{
+    char line[512], want[300];
+    unsigned port = 0;
+    FILE *f = o->address_file ? fopen(o->address_file, "r") : NULL;
+    if (!f)
+        return 0;
+    snprintf(want, sizeof(want), "%s:%%u", o->listen);
+    if (!fgets(line, sizeof(line), f) || sscanf(line, want, &port) != 1 || port > 65535)
+        port = 0;
+    fclose(f);
+    return (uint16_t) port;
+}
+
+static ucs_status_t listen_on(struct server *s, uint16_t port, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     ucp_listener_params_t lp;
-    ucp_listener_attr_t la;
-    ucs_status_t st;
 
-    if (bbs_addr_resolve(s->o->listen, s->o->port, &ss, err, errlen) != 0)
-        return -1;
+    if (bbs_addr_resolve(s->o->listen, port, &ss, err, errlen) != 0)
+        return UCS_ERR_INVALID_ADDR;
     memset(&lp, 0, sizeof(lp));
     lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
     lp.sockaddr.addr = (const struct sockaddr *) &ss;
     lp.sockaddr.addrlen = sizeof(struct sockaddr_in);
     lp.conn_handler.cb = on_conn_request;
     lp.conn_handler.arg = s;
-    if ((st = ucp_listener_create(s->u.worker, &lp, &s->listener)) != UCS_OK) {
-        snprintf(err, errlen, "cannot listen on %s:%u: %s", s->o->listen, s->o->port,
+    ucs_status_t st = ucp_listener_create(s->u.worker, &lp, &s->listener);
+    if (st != UCS_OK)
+        snprintf(err, errlen, "cannot listen on %s:%u: %s", s->o->listen, port,
                  ucs_status_string(st));
-        return -1;
+    return st;
+}
+
+static int start_listening(struct server *s, char *err, size_t errlen)
+{
+    ucp_listener_attr_t la;
+    ucs_status_t st;
+    uint16_t again = s->o->port ? 0 : previous_port(s->o);
+
+    if (!again || (st = listen_on(s, again, err, errlen)) != UCS_OK) {
+        if (again)
+            say(s, "%s; any free port instead", err);
+        if (listen_on(s, s->o->port, err, errlen) != UCS_OK)
+            return -1;
     }
     la.field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR;
     if ((st = ucp_listener_query(s->listener, &la)) != UCS_OK) {
@@ -365,6 +380,24 @@ static int start_listening(struct server *s, char *err, size_t errlen)
         }
     }
     return 0;
+}
+
+/* Whether a log directory holds a writer's log (a .metalog): pending logs
+ * that a later job on other nodes may need to read through this server. */
+static int holds_logs(const struct bbs_server_opts *o)
+{
+    int found = 0;
+    for (int i = 0; i < o->nlogdirs && !found; i++) {
+        DIR *d = opendir(o->logdirs[i]);
+        struct dirent *e;
+        while (d && !found && (e = readdir(d)) != NULL) {
+            size_t n = strlen(e->d_name);
+            found = n > 8 && strcmp(e->d_name + n - 8, ".metalog") == 0;
+        }
+        if (d)
+            closedir(d);
+    }
+    return found;
 }
 
 static uint64_t files_held(const struct server *s)
@@ -465,7 +498,7 @@ int bbs_server_run(const struct bbs_server_opts *o)
             goto stop;
         }
 
-    s.last_busy = now();
+    s.last_busy = bbs_now();
     for (;;) {
         while (ucp_worker_progress(s.u.worker))
             ;
@@ -473,11 +506,16 @@ int bbs_server_run(const struct bbs_server_opts *o)
         send_replies(&s);
         close_dead(&s);
         if (o->idle_limit > 0 && s.nconns == 0 && !s.receiving && files_held(&s) == 0
-            && now() - s.last_busy > o->idle_limit) {
-            printf("bbserver: idle for %.0f s with no file and no client; exiting\n",
-                   o->idle_limit);
-            rc = 0;
-            break;
+            && bbs_now() - s.last_busy > o->idle_limit) {
+            if (holds_logs(o)) {
+                s.last_busy = bbs_now();    /* look again after another idle limit */
+                say(&s, "idle, but the log directory holds logs: staying");
+            } else {
+                printf("bbserver: idle for %.0f s with no file, no log and no client; "
+                       "exiting\n", o->idle_limit);
+                rc = 0;
+                break;
+            }
         }
         ucs_status_t st = ucp_worker_arm(s.u.worker);
         if (st == UCS_ERR_BUSY)

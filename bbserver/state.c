@@ -25,6 +25,7 @@ struct saver {
     FILE *f;
     const char *file;
     const struct bbs_writer *w;
+    uint64_t size;              /* the file's, with its first batch (0 after it) */
     struct bbs_extent e[BATCH];
     uint32_t n;
     struct bbs_buf b;
@@ -34,9 +35,9 @@ struct saver {
 static void flush_batch(struct saver *s)
 {
     uint8_t hdr[4], crc[4];
-    if (s->n == 0 || s->failed)
+    if ((s->n == 0 && s->size == 0) || s->failed)
         return;
-    if (bbs_enc_attach(&s->b, 0, no_token, s->file, s->w, s->e, s->n) != 0) {
+    if (bbs_enc_attach(&s->b, 0, no_token, s->file, s->w, s->e, s->n, s->size) != 0) {
         s->failed = 1;
         return;
     }
@@ -46,6 +47,7 @@ static void flush_batch(struct saver *s)
         || fwrite(crc, 4, 1, s->f) != 1)
         s->failed = 1;
     s->n = 0;
+    s->size = 0;
 }
 
 static int save_range(void *arg, const struct bbs_writer *w, uint64_t start, uint64_t end,
@@ -74,8 +76,11 @@ struct save_each {
 
 static int save_one_file(void *arg, const char *file)
 {
+    static const struct bbs_writer none = { 0, 0, "-", "-" };
     struct save_each *a = arg;
     save_file(a->s, file);
+    a->s->w = &none;            /* (a file with a size and no range yet) */
+    a->s->size = bbs_own_size(a->m, file);
     bbs_own_ranges(a->m, file, save_range, a->s);
     flush_batch(a->s);
     return a->s->failed;
@@ -178,6 +183,10 @@ int bbs_state_load(const char *path, bbs_map_for_fn map_for, void *arg, uint64_t
                 snprintf(err, errlen, "out of memory loading %s", path);
                 goto out;
             }
+        }
+        if (r.size && bbs_own_grow(map, r.file, r.size) != BBS_OK) {
+            snprintf(err, errlen, "out of memory loading %s", path);
+            goto out;
         }
         if (!last || strcmp(last, r.file) != 0) {
             free(last);

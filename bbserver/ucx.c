@@ -8,6 +8,7 @@
 
 #include <netdb.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,4 +189,29 @@ ucs_status_t bbs_ucx_release(ucs_status_ptr_t p)
         return UCS_PTR_STATUS(p);
     ucp_request_free(p);
     return UCS_INPROGRESS;
+}
+
+double bbs_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+void bbs_ep_close(struct bbs_ucx *u, ucp_ep_h ep, int force, double timeout)
+{
+    ucp_request_param_t p;
+    memset(&p, 0, sizeof(p));
+    p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    p.flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &p);
+    double deadline = bbs_now() + timeout;
+    while (r && !UCS_PTR_IS_ERR(r) && ucp_request_check_status(r) == UCS_INPROGRESS
+           && bbs_now() < deadline)
+        ucp_worker_progress(u->worker);
+    if (r && !UCS_PTR_IS_ERR(r)) {
+        if (ucp_request_check_status(r) == UCS_INPROGRESS)
+            ucp_request_cancel(u->worker, r);
+        ucp_request_free(r);
+    }
 }

@@ -29,6 +29,14 @@ int bbs_ucx_set_handler(struct bbs_ucx *u, unsigned id, ucp_am_recv_callback_t c
                         char *err, size_t errlen);
 
 /* "host:port" -> host and port.  @return 0, or -1 if it has no port. */
+/* Seconds on a monotonic clock. */
+double bbs_now(void);
+
+/* Close ep (forced: without telling the peer, for a peer that failed),
+ * progressing u's worker for at most timeout seconds: a dead peer never
+ * answers a graceful close, which is then cancelled. */
+void bbs_ep_close(struct bbs_ucx *u, ucp_ep_h ep, int force, double timeout);
+
 int bbs_addr_split(const char *hostport, char *host, size_t hostlen, uint16_t *port);
 
 /* Resolve host (name or address) and port.  @return 0, or -1 with why. */

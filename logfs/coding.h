@@ -8,6 +8,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* FNV-1a hashing (names to buckets and workers, unique ids): start from
+ * LOGFS_FNV_START and fold bytes, a string or a whole value in. */
+#define LOGFS_FNV_START 1469598103934665603ull
+#define LOGFS_FNV_PRIME 1099511628211ull
+
+static inline uint64_t logfs_fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ ((const uint8_t *)p)[i]) * LOGFS_FNV_PRIME;
+    return h;
+}
+
+static inline uint64_t logfs_fnv_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * LOGFS_FNV_PRIME;
+    return h;
+}
+
+static inline uint64_t logfs_fnv_value(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * LOGFS_FNV_PRIME;
+}
+
 static inline void logfs_put32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)

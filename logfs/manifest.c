@@ -53,13 +53,22 @@ int logfs_manifest_set(struct logfs_manifest *m, uint32_t rank, const char *host
     return LOGFS_OK;
 }
 
+int logfs_manifest_set_server(struct logfs_manifest *m, uint32_t rank, const char *server)
+{
+    if (rank >= m->nwriters || strlen(server) >= LOGFS_MANIFEST_HOST_MAX
+        || strpbrk(server, " \t\n"))
+        return LOGFS_EINVAL;
+    snprintf(m->w[rank].server, sizeof(m->w[rank].server), "%s", server);
+    return LOGFS_OK;
+}
+
 int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *len)
 {
     size_t cap = 128;
     for (uint32_t r = 0; r < m->nwriters; r++) {
         if (!m->w[r].metalog)
             return LOGFS_EINVAL;
-        cap += 64 + strlen(m->w[r].host) + strlen(m->w[r].metalog);
+        cap += 96 + strlen(m->w[r].host) + strlen(m->w[r].server) + strlen(m->w[r].metalog);
     }
     char *out = malloc(cap);
     if (!out)
@@ -69,6 +78,10 @@ int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *l
     for (uint32_t r = 0; r < m->nwriters; r++)
         n += (size_t) snprintf(out + n, cap - n, "writer %" PRIu32 " %s %" PRIu64 " %s\n", r,
                                m->w[r].host, m->w[r].epochs, m->w[r].metalog);
+    for (uint32_t r = 0; r < m->nwriters; r++)
+        if (m->w[r].server[0])
+            n += (size_t) snprintf(out + n, cap - n, "server %" PRIu32 " %s\n", r,
+                                   m->w[r].server);
     if (m->replayed)
         n += (size_t) snprintf(out + n, cap - n, "replayed\n");
     *text = out;
@@ -141,9 +154,18 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         }
         m->w[k].epochs = epochs;
     }
-    /* Anything else after the writers is the tail of a longer text this
-     * one was written over (a writer killed before it trimmed the file). */
-    if (version >= 3 && next_line(&p, end, line, sizeof(line)) == 0 && !strcmp(line, "replayed"))
+    /* Then (version 4) the servers, by rank, and "replayed".  Anything
+     * else is the tail of a longer text this one was written over (a
+     * writer killed before it trimmed the file). */
+    int have = next_line(&p, end, line, sizeof(line)) == 0;
+    for (int64_t last = -1; version >= 4 && have; have = next_line(&p, end, line,
+                                                                    sizeof(line)) == 0) {
+        if (sscanf(line, "server %" SCNu32 " %255s", &rank, host) != 2 || (int64_t) rank <= last
+            || logfs_manifest_set_server(m, rank, host) != LOGFS_OK)
+            break;
+        last = rank;
+    }
+    if (version >= 3 && have && !strcmp(line, "replayed"))
         m->replayed = 1;
     return LOGFS_OK;
 }

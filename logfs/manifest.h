@@ -22,6 +22,10 @@
  * while it cleans up never makes a later open replay a session again (over
  * newer data) or fail on its missing logs.
  *
+ * Version 4 adds, after the writers, a line per writer whose node runs a
+ * bbserver that serves its logs to other nodes ("server 1 node18:40123"),
+ * so that a replay on nodes that cannot open them reaches them.
+ *
  * The other files of a writer's log (datalog, seal) are named after its
  * metalog (see writer.h).  Paths may not contain newlines; hosts may not
  * contain blanks.
@@ -38,13 +42,14 @@
 extern "C" {
 #endif
 
-#define LOGFS_MANIFEST_VERSION 3
+#define LOGFS_MANIFEST_VERSION 4
 #define LOGFS_MANIFEST_HOST_MAX 256
 
 struct logfs_manifest_writer {
     char host[LOGFS_MANIFEST_HOST_MAX]; /* where the logs are (node-local storage) */
     char *metalog;                      /* absolute path of the metalog (malloc'ed) */
     uint64_t epochs;                    /* sealed at the writer's close; 0: not closed */
+    char server[LOGFS_MANIFEST_HOST_MAX]; /* its node's bbserver, host:port ("": none) */
 };
 
 struct logfs_manifest {
@@ -68,6 +73,10 @@ int logfs_manifest_metalog_ok(const char *metalog);
  * logfs_manifest_metalog_ok).  @return LOGFS_OK, LOGFS_EINVAL, LOGFS_ENOMEM */
 int logfs_manifest_set(struct logfs_manifest *m, uint32_t rank, const char *host,
                        const char *metalog);
+
+/* Set writer @p rank's server address (no blanks).
+ * @return LOGFS_OK, LOGFS_EINVAL */
+int logfs_manifest_set_server(struct logfs_manifest *m, uint32_t rank, const char *server);
 
 /*
  * Render @p m as text.

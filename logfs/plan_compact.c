@@ -1,14 +1,20 @@
 /*
- * The compact form of an epoch's plan: when no two blocks of the epoch
- * share a byte, its groups are kept as they were logged (single blocks and
- * strided groups, sorted, with byte prefix sums) instead of one piece per
- * block, and a domain is cut by counting bytes below an offset.  Strided
- * groups whose extents overlap form clusters; within a domain their blocks
- * are merged in file order, or handed over as strided runs.
+ * The compact form of an epoch's plan: when no block of a strided group
+ * shares a byte with any other block of the epoch, the strided groups are
+ * kept as they were logged (sorted, with byte prefix sums) instead of one
+ * piece per block, and a domain is cut by counting bytes below an offset.
+ * Single blocks that overlap each other (HDF5 rewrites its superblock and
+ * object headers from every process beside a strided dataset) are resolved
+ * first in a range map of their own, in the order the range-map form
+ * applies them, so the epoch stays compact.  Strided groups whose extents
+ * overlap form clusters; within a domain their blocks are merged in file
+ * order, or handed over as strided runs.
  */
 #include "plan_internal.h"
 
 #include <stdlib.h>
+
+#include "rangemap.h"
 
 /* Index of the first block of @p g that ends after @p x (may be g->count). */
 static uint64_t first_ending_after(const struct cgroup *g, uint64_t x)
@@ -108,17 +114,23 @@ static int cmp_cgroup(const void *x, const void *y)
     return a->dlog < b->dlog ? -1 : a->dlog > b->dlog;
 }
 
-/* 1 if no two blocks of the epoch share a byte, 0 if some do or the check
- * would cost too much, LOGFS_ENOMEM. */
+/* Whether two of the (sorted) single blocks share a byte. */
+static int singles_overlap(const struct epoch *ep)
+{
+    for (size_t i = 1; i < ep->nsingles; i++)
+        if (ep->singles[i - 1].off + ep->singles[i - 1].bl > ep->singles[i].off)
+            return 1;
+    return 0;
+}
+
+/* 1 if no block of a strided group shares a byte with another block of
+ * the epoch, 0 if one does or the check would cost too much, LOGFS_ENOMEM. */
 static int disjoint(const struct epoch *ep)
 {
     uint64_t budget = 4 * (uint64_t)(ep->nsingles + ep->nstrided) + ((uint64_t)1 << 22);
     size_t *active, nactive = 0, i, j;
     int ok = 1;
 
-    for (i = 1; i < ep->nsingles; i++)
-        if (ep->singles[i - 1].off + ep->singles[i - 1].bl > ep->singles[i].off)
-            return 0;
     /* Strided against strided: a sweep over their extents. */
     active = malloc((ep->nstrided ? ep->nstrided : 1) * sizeof *active);
     if (!active)
@@ -161,6 +173,71 @@ static int disjoint(const struct epoch *ep)
         }
     }
     return ok;
+}
+
+struct resolved {
+    struct epoch *ep;
+    size_t n;
+};
+
+static int take_piece(void *arg, const struct logfs_range *r, int is_hole)
+{
+    struct resolved *c = arg;
+    (void)is_hole;
+    c->ep->singles[c->n++] = (struct cgroup){r->start, r->end - r->start, 0, 1, r->pos, (uint32_t)r->owner};
+    return 0;
+}
+
+static int is_single(const struct logfs_group *g)
+{
+    return g->count >= 1 && (g->count == 1 || g->stride == (int64_t)g->blocklen || g->stride < 0);
+}
+
+/* The single blocks as the range-map form would leave them: inserted in its
+ * order (plan_map.c), later ones winning.  The strided groups touch none of
+ * them (disjoint), and a SETSIZE here cuts nothing (need_map is not set),
+ * so the result is the range-map form's for these bytes. */
+static int resolve_singles(struct epoch *ep)
+{
+    struct logfs_rangemap *m;
+    int rc;
+
+    if (ep->mixed && (rc = plan_sort_ops(ep->ops, ep->nops)))
+        return rc;
+    if ((rc = logfs_rangemap_create(&m)))
+        return rc;
+    for (size_t i = 0; i < ep->nops && !rc; i++) {
+        const struct op *o = &ep->ops[i];
+        const struct logfs_group *g = &o->g;
+        if (!is_single(g))
+            continue;
+        if (g->stride >= 0)
+            rc = logfs_rangemap_insert(m, g->offset, g->offset + g->count * g->blocklen, (int32_t)o->writer,
+                                       o->dlog);
+        else
+            for (uint64_t k = 0; k < g->count && !rc; k++) {
+                uint64_t off = logfs_group_block(g, k);
+                rc = logfs_rangemap_insert(m, off, off + g->blocklen, (int32_t)o->writer, o->dlog + k * g->blocklen);
+            }
+    }
+    size_t n = rc ? 0 : logfs_rangemap_count(m);
+    if (!rc && n > ep->nsingles) { /* (pieces of overlapping blocks never outnumber them) */
+        struct cgroup *s = realloc(ep->singles, n * sizeof *s);
+        uint64_t *p = realloc(ep->sprefix, n * sizeof *p);
+        if (s)
+            ep->singles = s;
+        if (p)
+            ep->sprefix = p;
+        if (!s || !p)
+            rc = LOGFS_ENOMEM;
+    }
+    if (!rc) {
+        struct resolved c = {ep, 0};
+        logfs_rangemap_walk(m, take_piece, &c);
+        ep->nsingles = c.n;
+    }
+    logfs_rangemap_destroy(m);
+    return rc;
 }
 
 void plan_free_compact(struct epoch *ep)
@@ -222,12 +299,14 @@ int plan_compact(struct epoch *ep)
     qsort(ep->singles, ep->nsingles, sizeof *ep->singles, cmp_cgroup);
     qsort(ep->strided, nt, sizeof *ep->strided, cmp_cgroup);
     rc = disjoint(ep);
+    if (rc == 1 && singles_overlap(ep))
+        rc = resolve_singles(ep) ? LOGFS_ENOMEM : 1;
     if (rc != 1) {
         plan_free_compact(ep);
         return rc;
     }
     ep->total = 0;
-    for (i = 0; i < ns; i++) {
+    for (i = 0; i < ep->nsingles; i++) {
         ep->sprefix[i] = ep->total;
         ep->total += ep->singles[i].bl;
     }

@@ -53,6 +53,15 @@ struct logfs_writer {
     uint32_t rank, nwriters;
 
     int in_call;
+    /* The last call's open group and run, kept past end_write so that the
+     * next call's blocks can continue its stride: HDF5 writes a strided
+     * selection as one 8-byte write_at per element, and 10^6 such calls
+     * become one strided group, not 10^6 records (replayed 10x faster).
+     * Anything that needs the records (a sync, flush, set_size, a new
+     * order or stamp, close) or fails a call settles them first. */
+    int carry;
+    int carry_calls;            /* (opts) carry at all */
+    int carried_in;             /* this call goes on with a carried group */
     uint64_t run_off, run_len, run_dlog; /* contiguous run being extended */
     struct logfs_grouper gr;
     uint8_t *rbuf;       /* groups of the WRITE record being built */
@@ -165,6 +174,7 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
     w->rank = o->rank;
     w->nwriters = o->nwriters;
     w->durable = o->durable;
+    w->carry_calls = o->carry_calls;
     w->max_meta = o->max_metalog_bytes;
     w->mpath = logfs_path_join(o->dir, o->name, "metalog");
     dpath = logfs_path_join(o->dir, o->name, "datalog");
@@ -214,6 +224,7 @@ fail:
 static void reset_call(struct logfs_writer *w)
 {
     w->in_call = 0;
+    w->carried_in = 0;
     w->run_len = 0;
     w->rfill = 0;
     w->rec_nbytes = 0;
@@ -224,6 +235,12 @@ int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err)
 {
     if (w->in_call)
         return logfs_fail(err, LOGFS_ESTATE, 0, "begin_write inside a write call");
+    if (w->carry) {             /* go on with the last call's group and run */
+        w->carry = 0;
+        w->in_call = 1;
+        w->carried_in = 1;
+        return LOGFS_OK;
+    }
     reset_call(w);
     w->in_call = 1;
     w->next_dlog = w->dl.len;
@@ -305,6 +322,41 @@ static int close_run(struct logfs_writer *w, struct logfs_error *err)
     return LOGFS_OK;
 }
 
+/* The open group and run into the record, and the record into the queue. */
+static int finish_call(struct logfs_writer *w, struct logfs_error *err)
+{
+    struct logfs_group done;
+    int rc;
+
+    if ((rc = close_run(w, err)))
+        return rc;
+    if (logfs_grouper_finish(&w->gr, &done) && (rc = emit_group(w, &done, err)))
+        return rc;
+    return finish_record(w, err);
+}
+
+/* The records a carried call still holds, queued (see carry). */
+static int settle(struct logfs_writer *w, struct logfs_error *err)
+{
+    int rc;
+    if (!w->carry)
+        return LOGFS_OK;
+    w->carry = 0;
+    rc = finish_call(w, err);
+    reset_call(w);
+    return rc;
+}
+
+/* A call that fails keeps what earlier calls carried into it (their data
+ * is in the datalog and their calls returned): its groups so far are
+ * recorded, as a failed write's bytes may be, and nothing after. */
+static void fail_call(struct logfs_writer *w)
+{
+    if (w->carried_in)
+        finish_call(w, NULL);
+    reset_call(w);
+}
+
 int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
                             const void *data, struct logfs_error *err)
 {
@@ -316,7 +368,7 @@ int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
     if (len == 0)
         return LOGFS_OK;
     if (off >= LOGFS_MAX_FILE_END || len > LOGFS_MAX_FILE_END - off || len > SIZE_MAX) {
-        reset_call(w);
+        fail_call(w);
         return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "extent at %llu of %llu bytes ends past 2^63",
                           (unsigned long long)off, (unsigned long long)len);
     }
@@ -334,7 +386,7 @@ int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
     w->run_dlog = at;
     return LOGFS_OK;
 fail:
-    reset_call(w);
+    fail_call(w);
     return rc;
 }
 
@@ -355,7 +407,7 @@ int logfs_writer_add_run(struct logfs_writer *w, uint64_t off, uint64_t blocklen
         off + blocklen > LOGFS_MAX_FILE_END || last < 0 ||
         last + (__int128)blocklen > (__int128)LOGFS_MAX_FILE_END ||
         (__int128)count * blocklen > (__int128)SIZE_MAX) {
-        reset_call(w);
+        fail_call(w);
         return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW,
                           "run at %llu of %llu blocks of %llu bytes ends outside [0, 2^63)",
                           (unsigned long long)off, (unsigned long long)count, (unsigned long long)blocklen);
@@ -391,27 +443,26 @@ int logfs_writer_add_run(struct logfs_writer *w, uint64_t off, uint64_t blocklen
     w->run_dlog = at + (count - 1) * blocklen;
     return LOGFS_OK;
 fail:
-    reset_call(w);
+    fail_call(w);
     return rc;
 }
 
 int logfs_writer_end_write(struct logfs_writer *w, struct logfs_error *err)
 {
-    struct logfs_group done;
-    int rc;
+    int rc = LOGFS_OK;
 
     if (!w->in_call)
         return logfs_fail(err, LOGFS_ESTATE, 0, "end_write outside a write call");
-    if ((rc = close_run(w, err)))
-        goto out;
-    if (logfs_grouper_finish(&w->gr, &done) && (rc = emit_group(w, &done, err)))
-        goto out;
-    if ((rc = finish_record(w, err)))
-        goto out;
-    if (w->mfill >= META_FLUSH_AT)
+    if (!w->carry_calls) {
+        rc = finish_call(w, err);
+        reset_call(w);
+    } else {
+        w->in_call = 0;
+        w->carried_in = 0;
+        w->carry = 1;           /* the next call may continue the stride */
+    }
+    if (rc == LOGFS_OK && w->mfill >= META_FLUSH_AT)
         rc = flush_meta(w, err);
-out:
-    reset_call(w);
     return rc;
 }
 
@@ -466,6 +517,8 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
 
     if (w->in_call)
         return logfs_fail(err, LOGFS_ESTATE, 0, "sync or close inside a write call");
+    if ((rc = settle(w, err)))
+        return rc;
     if (w->epoch >= INT32_MAX)
         return logfs_fail(err, LOGFS_ERANGE, 0, "too many epochs");
     /* A sync must not claim to cover logs nobody can find again. */
@@ -503,6 +556,8 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
         return logfs_fail(err, LOGFS_ESTATE, 0, "set_size inside a write call");
     if (size > LOGFS_MAX_FILE_END)
         return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "set_size beyond 2^63");
+    if ((rc = settle(w, err)))
+        return rc;
     struct logfs_group cut = {size, 0, 0, 0};
     if ((rc = queue_index(w, &cut, 0, err)))
         return rc;
@@ -521,6 +576,11 @@ int logfs_writer_order(struct logfs_writer *w, uint64_t seq, struct logfs_error 
     if (seq < w->order_seq)
         return logfs_fail(err, LOGFS_EINVAL, 0, "collective call count going backwards (%llu after %llu)",
                           (unsigned long long)seq, (unsigned long long)w->order_seq);
+    if (seq != w->order_seq) {  /* the carried records belong before it */
+        int rc = settle(w, err);
+        if (rc)
+            return rc;
+    }
     w->order_seq = seq;
     return LOGFS_OK;
 }
@@ -532,12 +592,20 @@ int logfs_writer_stamp(struct logfs_writer *w, uint64_t clock, struct logfs_erro
     if (clock < w->stamp)
         return logfs_fail(err, LOGFS_EINVAL, 0, "clock going backwards (%llu after %llu)",
                           (unsigned long long)clock, (unsigned long long)w->stamp);
+    if (clock != w->stamp) {
+        int rc = settle(w, err);
+        if (rc)
+            return rc;
+    }
     w->stamp = clock;
     return LOGFS_OK;
 }
 
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err)
 {
+    int rc;
+    if (!w->in_call && (rc = settle(w, err)))
+        return rc;
     return flush_meta(w, err);
 }
 
@@ -619,9 +687,10 @@ uint64_t logfs_writer_sealed_length(const struct logfs_writer *w)
 static int catch_up(const struct logfs_writer *w)
 {
     int rc = logfs_index_catch_up(w->ix);
-    if (rc == LOGFS_OK && w->in_call && w->gr.g.count)
+    int open = w->in_call || w->carry;
+    if (rc == LOGFS_OK && open && w->gr.g.count)
         rc = logfs_index_group(w->ix, &w->gr.g, w->next_dlog, w->epoch);
-    if (rc == LOGFS_OK && w->in_call && w->run_len)
+    if (rc == LOGFS_OK && open && w->run_len)
         rc = logfs_index_add(w->ix, w->run_off, w->run_len, w->epoch, w->run_dlog);
     return rc;
 }

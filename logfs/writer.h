@@ -62,6 +62,11 @@ struct logfs_writer_opts {
     uint64_t max_metalog_bytes; /* 0 = unlimited; beyond it: LOGFS_ENOSPC */
     uint64_t process;       /* identifies the writing process in STAMP records
                                (same for all its logs; 0 = unknown) */
+    int carry_calls;        /* nonzero: a write call's last group stays open, so that
+                               the next call's blocks can continue its stride (10^6
+                               separate 8-byte calls make one strided group); its
+                               record is queued at the next sync, flush, set_size,
+                               order or stamp change, or a call that breaks it */
 };
 
 /* Fill @p o with the defaults (everything 0 / NULL except track_index = 1, nwriters = 1). */

@@ -22,3 +22,9 @@ noinst_PROGRAMS += %reldir%/logfs-bench
 %canon_reldir%_logfs_bench_CPPFLAGS = $(LOGFS_CPPFLAGS)
 %canon_reldir%_logfs_bench_CFLAGS = $(LOGFS_CFLAGS)
 %canon_reldir%_logfs_bench_LDADD = $(LOGFS_LIB) @PMEM_LIBS@
+
+# model-reads: random reads of others' data after a write phase, by model
+# (the consistency-models paper's comparison; run it across nodes).
+noinst_PROGRAMS += %reldir%/model-reads
+%canon_reldir%_model_reads_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_model_reads_LDADD = $(MPI_LIBS)

@@ -9,7 +9,8 @@ include $(top_srcdir)/bbfs/logfs/sources.mk
 
 if BUILD_AD_BBFS
 
-noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h bbfs/adio/ad_bbfs/ad_bbfs_hint_table.h
+noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h bbfs/adio/ad_bbfs/ad_bbfs_hint_table.h \
+    bbfs/adio/ad_bbfs/ad_bbfs_server.h
 
 romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs.c                 \
@@ -33,6 +34,9 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_exchange.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_server.c         \
+    bbfs/adio/ad_bbfs/ad_bbfs_server_read.c    \
+    bbfs/adio/ad_bbfs/ad_bbfs_server_start.c   \
+    bbfs/adio/ad_bbfs/ad_bbfs_nodes.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_bbs_client.c     \
     bbfs/bbserver/proto.c                      \
     bbfs/bbserver/token.c                      \

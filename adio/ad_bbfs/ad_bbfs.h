@@ -53,9 +53,12 @@ typedef struct ADIOI_BBFS_File {
     uint64_t file_id;           /* in every metalog header and the manifest */
     int nwriters;               /* processes that opened the file */
     char **metalogs;            /* metalog path of every writer, by rank */
+    char **servers;             /* by rank: its node's bbserver ("": none), for replays
+                                 * by processes that cannot open its logs */
     struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */
     struct logfs_session session;       /* rank 0: the manifest, held while the logs live */
     int others_live;            /* other handles' sessions live at the last look (or open) */
+    int open_replayed;          /* this open replayed pending sessions into the file */
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */
@@ -199,7 +202,12 @@ void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed);
 /* Process 0: publish the manifest as pending and let the session go. */
 int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf);
-void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m);
+/* here[w]: whether this process can open writer w's metalog. */
+void ADIOI_BBFS_Manifest_reach(const struct logfs_manifest *m, unsigned char *here);
+/* far (or NULL): writers nobody can reach, removed through their node's
+ * bbserver by process w % nprocs. */
+void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsigned char *far,
+                                     int rank, int nprocs, double timeout);
 int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
                              struct logfs_error *le);
 /* fn(arg, path, text, len, le) for the manifest of every session of the
@@ -225,6 +233,33 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
 ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf);
 
+/* ad_bbfs_nodes.c: other nodes' logs through their bbserver.  Calls
+ * return an MPI error code, or 0/-1 with why in err. */
+typedef struct {
+    uint8_t token[32];          /* presented to servers (bbserver/token.h) */
+    double timeout;             /* seconds a call may wait for its reply */
+} ADIOI_BBFS_Nodes;
+struct bbs_client;
+struct bbs_buf;
+struct bbs_reply;
+int ADIOI_BBFS_Nodes_init(ADIOI_BBFS_Nodes * r, double timeout, char *err, size_t errlen);
+int ADIOI_BBFS_Nodes_connect(const ADIOI_BBFS_Nodes * r, const char *addr,
+                             struct bbs_client **out, char *err, size_t errlen);
+void ADIOI_BBFS_Nodes_drop(const char *addr);
+/* Whether the server at addr answers (and takes our token): over the
+ * connection this process has, else a new one. */
+int ADIOI_BBFS_Nodes_ping(const ADIOI_BBFS_Nodes * r, const char *addr, char *err,
+                          size_t errlen);
+int ADIOI_BBFS_Nodes_call(const ADIOI_BBFS_Nodes * r, const char *addr, struct bbs_buf *req,
+                          struct bbs_reply *rep, char *err, size_t errlen);
+int ADIOI_BBFS_Nodes_read(const ADIOI_BBFS_Nodes * r, const char *addr, const char *datalog,
+                          uint64_t off, void *buf, size_t len);
+int ADIOI_BBFS_Nodes_export(const ADIOI_BBFS_Nodes * r, const char *addr, const char *metalog,
+                            int salvage, void **out, size_t *len, char **warning);
+int ADIOI_BBFS_Nodes_remove(const ADIOI_BBFS_Nodes * r, const char *addr, const char *metalog,
+                            char *err, size_t errlen);
+int ADIOI_BBFS_Err_server(const char *myname, int line, const char *msg);
+
 /* ad_bbfs_server.c: visibility through bbserver (attach, query, reads of
  * others' logs).  Server_open decides whether the handle uses it
  * (collective); the rest are no-ops without a server. */
@@ -234,20 +269,35 @@ void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Server_note(ADIOI_BBFS_File * bf, uint64_t off, uint64_t len, uint64_t stride,
                             uint64_t count, uint64_t pos);
 void ADIOI_BBFS_Server_attach(ADIO_File fd, int *error_code);
+/* Attach this process's notes (the view about to be queried must hold its
+ * own writes: the posix and collective models). */
+void ADIOI_BBFS_Server_attach_own(ADIOI_BBFS_File * bf, int *error_code);
+/* A logged set_size grew the file to size: attached with the next notes. */
+void ADIOI_BBFS_Server_note_size(ADIOI_BBFS_File * bf, uint64_t size);
 void ADIOI_BBFS_Server_switch(ADIOI_BBFS_File * bf);
 int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, struct logfs_rangemap **out,
                            ADIO_Offset * end);
 void ADIOI_BBFS_Server_forget(ADIOI_BBFS_File * bf);
 int ADIOI_BBFS_Server_is_own(const ADIOI_BBFS_File * bf, int writer);
+/* A piece of writer's log into buf: at once from this node's storage, or,
+ * from another node's, at the flush (buf must stay until then), which reads
+ * neighbouring pieces with one request.  flush with discard drops them
+ * (a read that failed). */
 int ADIOI_BBFS_Server_read(ADIOI_BBFS_File * bf, int writer, uint64_t pos, void *buf,
                            size_t len);
+int ADIOI_BBFS_Server_flush(ADIOI_BBFS_File * bf, int discard);
 void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf);
+/* This node's server, which serves the handle's logs to other nodes ("":
+ * the handle uses none). */
+const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the
- * other; promised (or NULL): the epochs each writer sealed at its close. */
+ * other, and each writer's node server (servers NULL or "": none);
+ * promised (or NULL): the epochs each writer sealed at its close. */
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, const int *counts, int nsessions,
+                      char *const *metalogs, char *const *servers, const int *counts,
+                      int nsessions,
                       const uint64_t * promised, const ADIOI_BBFS_Hints * h);
 
 /* ADIOI_Free aborts on NULL; most of our frees may see one. */
@@ -292,7 +342,8 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 typedef struct ADIOI_BBFS_Exchange ADIOI_BBFS_Exchange;
 struct logfs_metalog_src;
 int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const *metalogs,
-                              int nwriters, int salvage, struct ADIOI_BBFS_Datalogs *logs,
+                              char *const *servers, int nwriters, int salvage, double timeout,
+                              struct ADIOI_BBFS_Datalogs *logs,
                               ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
                               char **bytes);
 void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, uint64_t len);

@@ -5,6 +5,7 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 
+#include "../../logfs/coding.h"
 #include "../../logfs/errors.h"
 #include <limits.h>
 #include <stdio.h>
@@ -264,11 +265,9 @@ uint64_t ADIOI_BBFS_Process_id(void)
     /* host, pid and the time of the first call: unique across the nodes of
      * a job and across jobs, never 0 */
     gethostname(host, sizeof(host) - 1);
-    id = 1469598103934665603ULL;
-    for (const char *c = host; *c; c++)
-        id = (id ^ (unsigned char) *c) * 1099511628211ULL;
-    id = (id ^ (uint64_t) getpid()) * 1099511628211ULL;
-    id = (id ^ ADIOI_BBFS_Clock()) * 1099511628211ULL;
+    id = logfs_fnv_str(LOGFS_FNV_START, host);
+    id = logfs_fnv_value(id, (uint64_t) getpid());
+    id = logfs_fnv_value(id, ADIOI_BBFS_Clock());
     if (id == 0)
         id = 1;
     return id;
@@ -277,11 +276,8 @@ uint64_t ADIOI_BBFS_Process_id(void)
 /* The path, this process and the time: two opens of one file differ. */
 uint64_t ADIOI_BBFS_New_file_id(const char *path)
 {
-    uint64_t id = 1469598103934665603ULL;
+    uint64_t id = logfs_fnv_value(logfs_fnv_str(LOGFS_FNV_START, path), (uint64_t) getpid());
 
-    for (const char *c = path; *c; c++)
-        id = (id ^ (unsigned char) *c) * 1099511628211ULL;
-    id = (id ^ (uint64_t) getpid()) * 1099511628211ULL;
     id ^= ADIOI_BBFS_Clock();
     return id ? id : 1;         /* 0 means none yet */
 }

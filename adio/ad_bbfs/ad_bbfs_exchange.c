@@ -9,6 +9,11 @@
  * log its node does not hold.  On one node, or with a log directory every
  * node shares, every process can read every log, and the hosts are spread
  * evenly over the processes.
+ *
+ * A writer whose logs no process of this job can open (a later job, or
+ * bbfs-replay, on other nodes) is hosted all the same, by the process with
+ * the fewest writers: it gets the metalog and the datalog's bytes from the
+ * bbserver of the writer's node, which the manifest names.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -36,6 +41,9 @@ struct ADIOI_BBFS_Exchange {
     MPI_Comm comm;
     int rank, nprocs, nwriters;
     int *host;                  /* by writer: the process that reads its logs */
+    char **far;                 /* by writer: its node's server, when the host cannot
+                                 * open its logs (NULL: it can) */
+    ADIOI_BBFS_Nodes nodes;     /* for calls to those servers */
     ADIOI_BBFS_Datalogs *logs;  /* (the replay's) datalogs, of hosted writers only */
     struct want *want;
     size_t nwant, capwant;
@@ -92,8 +100,10 @@ static int agree_message(MPI_Comm comm, const char *myname, int err)
 }
 
 /* Each writer's host: of the processes that can open its metalog, the one
- * with the fewest writers so far (then the lowest rank). */
-static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, const char *myname)
+ * with the fewest writers so far (then the lowest rank); when none can, of
+ * all processes, through the server of the writer's node. */
+static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *const *servers,
+                        const char *myname)
 {
     unsigned char *mine = ADIOI_Calloc(x->nwriters ? x->nwriters : 1, 1);
     unsigned char *all = ADIOI_Malloc((size_t) x->nprocs * (x->nwriters ? x->nwriters : 1));
@@ -108,12 +118,19 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, const ch
         for (int p = 0; p < x->nprocs; p++)
             if (all[(size_t) p * x->nwriters + w] && (best < 0 || load[p] < load[best]))
                 best = p;
+        if (best < 0 && servers && servers[w] && *servers[w]) {
+            for (int p = 0; p < x->nprocs; p++)
+                if (best < 0 || load[p] < load[best])
+                    best = p;
+            x->far[w] = ADIOI_Strdup(servers[w]);
+        }
         if (best < 0)
             err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                        MPI_ERR_NO_SUCH_FILE, "**io", "bbfs: no process of "
                                        "this job can read the log %s (it is on another node's "
-                                       "own storage, or gone): replay with processes on that "
-                                       "node, e.g. bbfs-replay there", metalogs[w]);
+                                       "own storage, or gone), and no bbserver serves it: "
+                                       "replay with processes on that node, e.g. bbfs-replay "
+                                       "there", metalogs[w]);
         else {
             x->host[w] = best;
             load[best]++;
@@ -126,7 +143,8 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, const ch
 }
 
 int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const *metalogs,
-                              int nwriters, int salvage, ADIOI_BBFS_Datalogs * logs,
+                              char *const *servers, int nwriters, int salvage, double timeout,
+                              ADIOI_BBFS_Datalogs * logs,
                               ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
                               char **bytes_out)
 {
@@ -148,14 +166,23 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     MPI_Comm_rank(comm, &x->rank);
     MPI_Comm_size(comm, &x->nprocs);
     x->host = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(int));
+    x->far = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(char *));
     x->scount = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->rcount = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->sdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->rdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->sbytes = ADIOI_Calloc(x->nprocs, sizeof(long long));
     x->rbytes = ADIOI_Calloc(x->nprocs, sizeof(long long));
-    if ((err = choose_hosts(x, metalogs, myname)) != MPI_SUCCESS)
+    if ((err = choose_hosts(x, metalogs, servers, myname)) != MPI_SUCCESS)
         goto fn_fail;
+    int far_here = 0;
+    for (int w = 0; w < nwriters; w++)
+        far_here |= x->far[w] && x->host[w] == x->rank;
+    if (far_here) {
+        char why[512];
+        if (ADIOI_BBFS_Nodes_init(&x->nodes, timeout, why, sizeof(why)) != 0)
+            err = ADIOI_BBFS_Err_server(myname, __LINE__, why);
+    }
 
     /* The hosted metalogs, exported back to back. */
     lens = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(long long));
@@ -166,7 +193,14 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
         int rc;
         if (x->host[w] != x->rank)
             continue;
-        rc = logfs_metalog_export(metalogs[w], salvage, &b, &len, &warn, &le);
+        if (x->far[w]) {
+            err = ADIOI_BBFS_Nodes_export(&x->nodes, x->far[w], metalogs[w], salvage, &b, &len,
+                                          &warn);
+            if (err != MPI_SUCCESS)
+                break;
+            rc = LOGFS_OK;
+        } else
+            rc = logfs_metalog_export(metalogs[w], salvage, &b, &len, &warn, &le);
         if (rc != LOGFS_OK) {
             char msg[LOGFS_ERRMSG_MAX + PATH_MAX];
             snprintf(msg, sizeof(msg), "cannot replay the logs of %s: %s", canonical, le.msg);
@@ -267,6 +301,16 @@ void ADIOI_BBFS_Exchange_place(ADIOI_BBFS_Exchange * x, char *dest, uint64_t len
     x->place[x->nplace++] = (struct place) { dest, len, count, stride };
 }
 
+/* Host side: bytes of a hosted writer's datalog, from this node's storage
+ * or through the server of the writer's node. */
+static int read_log(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, void *buf, size_t len)
+{
+    if (x->far[writer])
+        return ADIOI_BBFS_Nodes_read(&x->nodes, x->far[writer], x->logs->paths[writer], off, buf,
+                                     len);
+    return ADIOI_BBFS_Datalogs_read(x->logs, writer, off, buf, len);
+}
+
 /* Host side: read the wants of one process (in order) into out.  A
  * domain holds about 1/M of each writer's bytes, close together in its
  * datalog (strided writes are logged contiguously), so a writer's span is
@@ -308,14 +352,14 @@ static int serve(ADIOI_BBFS_Exchange * x, const struct want *w, size_t n, char *
             continue;
         s->data = scratch;
         scratch += s->hi - s->lo;
-        err = ADIOI_BBFS_Datalogs_read(x->logs, k, s->lo, s->data, s->hi - s->lo);
+        err = read_log(x, k, s->lo, s->data, s->hi - s->lo);
     }
     for (size_t i = 0; i < n && err == MPI_SUCCESS; i++) {
         struct span *s = &sp[w[i].writer];
         if (s->data)
             memcpy(out, s->data + (w[i].off - s->lo), w[i].len);
         else
-            err = ADIOI_BBFS_Datalogs_read(x->logs, (int) w[i].writer, w[i].off, out, w[i].len);
+            err = read_log(x, (int) w[i].writer, w[i].off, out, w[i].len);
         out += w[i].len;
     }
     return err;
@@ -486,6 +530,9 @@ void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x)
 {
     if (!x)
         return;
+    for (int w = 0; x->far && w < x->nwriters; w++)
+        ADIOI_BBFS_FREE(x->far[w]);
+    ADIOI_BBFS_FREE(x->far);
     ADIOI_BBFS_FREE(x->host);
     ADIOI_BBFS_FREE(x->want);
     ADIOI_BBFS_FREE(x->place);

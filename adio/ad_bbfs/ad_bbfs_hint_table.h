@@ -12,6 +12,11 @@
 #include <limits.h>
 #include <stddef.h>
 
+/* bbfs_server_timeout's default, also for calls outside a handle (delete) */
+#define ADIOI_BBFS_DEFAULT_SERVER_TIMEOUT 30
+#define ADIOI_BBFS_STR_(x) #x
+#define ADIOI_BBFS_STR(x) ADIOI_BBFS_STR_(x)
+
 /* bbfs_consistency: when writes are attached to / queried from the server. */
 enum ADIOI_BBFS_consistency {
     ADIOI_BBFS_CONSISTENCY_MPIIO,
@@ -41,6 +46,7 @@ typedef struct ADIOI_BBFS_Hints {
     char server[256];           /* bbserver address; "auto" = start/find one */
     long long server_timeout;   /* seconds a bbserver request may take */
     int force_remote;           /* visibility through bbserver even on one node */
+    long long read_cache;       /* bytes of other nodes' logs kept for reads */
     int progress;               /* rank 0 reports replay progress on stderr */
     int salvage;                /* replay what damaged metalogs sealed before the damage */
     long long log_quota;        /* datalog bytes per process; 0 = as much as the disk holds */

@@ -26,10 +26,15 @@
 
 static void free_metalogs(ADIOI_BBFS_File * bf)
 {
-    for (int r = 0; bf->metalogs && r < bf->nwriters; r++)
+    for (int r = 0; bf->metalogs && r < bf->nwriters; r++) {
         ADIOI_BBFS_FREE(bf->metalogs[r]);
+        if (bf->servers)
+            ADIOI_BBFS_FREE(bf->servers[r]);
+    }
     ADIOI_BBFS_FREE(bf->metalogs);
+    ADIOI_BBFS_FREE(bf->servers);
     bf->metalogs = NULL;
+    bf->servers = NULL;
     if (bf->manifest)
         logfs_manifest_free(bf->manifest);
     ADIOI_BBFS_FREE(bf->manifest);
@@ -65,6 +70,7 @@ static void log_start(ADIO_File fd, int *error_code)
     o.max_datalog_bytes = (uint64_t) bf->hints.log_quota;
     o.exclusive = 1;
     o.process = ADIOI_BBFS_Process_id();
+    o.carry_calls = 1;          /* separate calls continuing a stride: one group */
     rc = logfs_writer_open(&o, &bf->writer, &le);
     if (rc == LOGFS_OK)
         logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);      /* cannot fail: new */
@@ -76,12 +82,13 @@ static void log_start(ADIO_File fd, int *error_code)
         bf->writer = NULL;
     }
 
-    /* One exchange: everyone's metalog path and host (readers need the
-     * paths, the manifest both), and whether everyone got logs at all. */
+    /* One exchange: everyone's metalog path, host and node server (readers
+     * need the paths, the manifest all), and whether everyone got logs. */
     struct {
         int err_class;
         char path[PATH_MAX];
         char host[LOGFS_MANIFEST_HOST_MAX];
+        char server[LOGFS_MANIFEST_HOST_MAX];
     } mine, *all = ADIOI_Malloc(sizeof(mine) * bf->nwriters);
     memset(&mine, 0, sizeof(mine));
     if (err != MPI_SUCCESS)
@@ -89,6 +96,7 @@ static void log_start(ADIO_File fd, int *error_code)
     else
         snprintf(mine.path, sizeof(mine.path), "%s", logfs_writer_metalog_path(bf->writer));
     gethostname(mine.host, sizeof(mine.host) - 1);
+    snprintf(mine.server, sizeof(mine.server), "%s", ADIOI_BBFS_Server_node(bf));
     MPI_Allgather(&mine, (int) sizeof(mine), MPI_BYTE, all, (int) sizeof(mine), MPI_BYTE,
                   fd->comm);
     for (int r = 0; r < bf->nwriters && err == MPI_SUCCESS; r++)
@@ -102,13 +110,17 @@ static void log_start(ADIO_File fd, int *error_code)
         goto fn_fail;
     }
     bf->metalogs = ADIOI_Malloc(sizeof(char *) * bf->nwriters);
-    for (int r = 0; r < bf->nwriters; r++)
+    bf->servers = ADIOI_Malloc(sizeof(char *) * bf->nwriters);
+    for (int r = 0; r < bf->nwriters; r++) {
         bf->metalogs[r] = ADIOI_Strdup(all[r].path);
+        bf->servers[r] = ADIOI_Strdup(all[r].server);
+    }
     if (rank == 0) {
         struct logfs_manifest *m = bf->manifest = ADIOI_Calloc(1, sizeof(*m));
         rc = logfs_manifest_init(m, bf->file_id, (uint32_t) bf->nwriters);
         for (int r = 0; r < bf->nwriters && rc == LOGFS_OK; r++)
-            rc = logfs_manifest_set(m, (uint32_t) r, all[r].host, all[r].path);
+            if ((rc = logfs_manifest_set(m, (uint32_t) r, all[r].host, all[r].path)) == LOGFS_OK)
+                rc = logfs_manifest_set_server(m, (uint32_t) r, all[r].server);
         err = rc == LOGFS_OK ? ADIOI_BBFS_Manifest_publish(bf)
             : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
                                    "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with no "
@@ -268,10 +280,14 @@ void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code)
     ADIOI_BBFS_Order_switch(bf);
     rc = logfs_writer_set_size(bf->writer, (uint64_t) size, &le);
 
+    if (rc == LOGFS_OK)
+        ADIOI_BBFS_Server_note_size(bf, (uint64_t) size);
     if (rc == LOGFS_OK && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX)
         rc = logfs_writer_flush(bf->writer, &le);
     *error_code = rc == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc,
                                                                       le.msg);
+    if (*error_code == MPI_SUCCESS && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX)
+        ADIOI_BBFS_Server_attach(fd, error_code);       /* (with a server) */
     if (rc == LOGFS_OK && size > bf->own_end)
         bf->own_end = size;
     bf->own_unflushed = 1;

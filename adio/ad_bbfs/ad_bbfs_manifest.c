@@ -84,15 +84,38 @@ int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf)
     return err;
 }
 
+void ADIOI_BBFS_Manifest_reach(const struct logfs_manifest *m, unsigned char *here)
+{
+    for (uint32_t r = 0; r < m->nwriters; r++)
+        here[r] = access(m->w[r].metalog, F_OK) == 0;
+}
+
 /* Remove every log of the manifest that this process can reach: its own
  * node's, and any other node's in a log directory the nodes share.  (Log
  * names hold the session's file id and the writer's rank, so a log of
  * that name here is that writer's, whichever host the manifest names.)
- * Files already gone, or on other nodes' own storage, are fine. */
-void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m)
+ * Files already gone are fine.  Logs on the own storage of nodes none of
+ * the caller's processes runs on go through those nodes' servers; when
+ * that fails they are left, and said so (the data is in the file). */
+void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsigned char *far,
+                                     int rank, int nprocs, double timeout)
 {
-    for (uint32_t r = 0; r < m->nwriters; r++)
+    ADIOI_BBFS_Nodes nodes;
+    char err[1024];
+    int ready = 0;
+
+    for (uint32_t r = 0; r < m->nwriters; r++) {
         logfs_log_remove(m->w[r].metalog, NULL);
+        if (!far || !far[r] || !m->w[r].server[0] || (int) (r % (uint32_t) nprocs) != rank)
+            continue;
+        if (!ready)
+            ready = ADIOI_BBFS_Nodes_init(&nodes, timeout, err, sizeof(err)) == 0 ? 1 : -1;
+        if (ready < 0 || ADIOI_BBFS_Nodes_remove(&nodes, m->w[r].server, m->w[r].metalog, err,
+                                                 sizeof(err)) != 0)
+            fprintf(stderr, "bbfs: the logs of writer %u on %s are left there (%s); remove %s "
+                    "and its .datalog and .sealed on that node\n", r, m->w[r].host, err,
+                    m->w[r].metalog);
+    }
 }
 
 /* Load and parse one manifest.  Returns a logfs code; le says why. */
@@ -213,7 +236,15 @@ int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf)
         struct logfs_session gone = { -1, s[i].path };
         rc = ADIOI_BBFS_Manifest_load(s[i].path, &m, &le);
         if (rc == LOGFS_OK) {
-            ADIOI_BBFS_Manifest_remove_logs(&m);
+            /* logs neither here nor on this host: on another node */
+            unsigned char *far = ADIOI_Calloc(m.nwriters, 1);
+            char host[LOGFS_MANIFEST_HOST_MAX] = "";
+            gethostname(host, sizeof(host) - 1);
+            ADIOI_BBFS_Manifest_reach(&m, far);
+            for (uint32_t r = 0; r < m.nwriters; r++)
+                far[r] = !far[r] && strcmp(m.w[r].host, host) != 0;
+            ADIOI_BBFS_Manifest_remove_logs(&m, far, 0, 1, ADIOI_BBFS_DEFAULT_SERVER_TIMEOUT);
+            ADIOI_Free(far);
             logfs_manifest_free(&m);
         } else if (rc != LOGFS_ENOENT && bad == LOGFS_OK) {
             bad = rc;

@@ -317,16 +317,29 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
                             int with_own)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    int rank, marked = 0;
+    int rank, nprocs, marked = 0, nw = 0;
 
     MPI_Comm_rank(fd->comm, &rank);
+    MPI_Comm_size(fd->comm, &nprocs);
+    /* which logs no process of this job can reach (before anyone removes) */
+    for (int i = 0; i < p->n; i++)
+        nw += (int) m[i].nwriters;
+    unsigned char *here = ADIOI_Calloc(nw ? nw : 1, 1), *far = ADIOI_Calloc(nw ? nw : 1, 1);
+    for (int i = 0, at = 0; i < p->n; at += (int) m[i].nwriters, i++)
+        ADIOI_BBFS_Manifest_reach(&m[i], here + at);
+    MPI_Allreduce(here, far, nw, MPI_UNSIGNED_CHAR, MPI_MAX, fd->comm);
+    for (int k = 0; k < nw; k++)
+        far[k] = !far[k];
     logfs_fault("replayed");    /* (kill only) in the file, and still in the logs */
     if (rank == 0 && !(marked = mark_replayed(bf, p, m, with_own)))
         remove_manifests(bf, p, with_own);
     logfs_fault("marked");      /* (kill only) */
     MPI_Barrier(fd->comm);
-    for (int i = 0; i < p->n; i++)
-        ADIOI_BBFS_Manifest_remove_logs(&m[i]);
+    for (int i = 0, at = 0; i < p->n; at += (int) m[i].nwriters, i++)
+        ADIOI_BBFS_Manifest_remove_logs(&m[i], far + at, rank, nprocs,
+                                        (double) bf->hints.server_timeout);
+    ADIOI_Free(here);
+    ADIOI_Free(far);
     if (with_own)
         logfs_log_remove(bf->metalogs[rank], NULL);
     logfs_fault("logs-removed");        /* (kill only) */
@@ -358,11 +371,14 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     nw += with_own ? bf->nwriters : 0;
     /* this handle's own session first: its writers keep their ranks */
     char **paths = ADIOI_Malloc(sizeof(char *) * (nw ? nw : 1));
+    char **servers = ADIOI_Malloc(sizeof(char *) * (nw ? nw : 1));
     uint64_t *promised = ADIOI_Calloc(nw ? nw : 1, sizeof(uint64_t));
     int *counts = ADIOI_Malloc(sizeof(int) * (ns ? ns : 1)), s = 0;
     if (with_own) {
-        for (int r = 0; r < bf->nwriters; r++)
+        for (int r = 0; r < bf->nwriters; r++) {
+            servers[at] = bf->servers[r];
             paths[at++] = bf->metalogs[r];      /* promised 0: its logs were just closed */
+        }
         counts[s++] = bf->nwriters;
     }
     for (int i = 0; i < p->n; i++) {
@@ -370,11 +386,12 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
             continue;
         for (uint32_t r = 0; r < m[i].nwriters; r++) {
             promised[at] = m[i].w[r].epochs;
+            servers[at] = m[i].w[r].server;
             paths[at++] = m[i].w[r].metalog;
         }
         counts[s++] = (int) m[i].nwriters;
     }
-    err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, counts, ns, promised,
+    err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, servers, counts, ns, promised,
                                  &bf->hints) : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
     if (err == MPI_SUCCESS && !keep)
@@ -383,6 +400,7 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         logfs_manifest_free(&m[i]);
     ADIOI_Free(m);
     ADIOI_Free(paths);
+    ADIOI_Free(servers);
     ADIOI_Free(promised);
     ADIOI_Free(counts);
     return err;
@@ -449,6 +467,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         return;
     }
     *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 0);
+    bf->open_replayed = *error_code == MPI_SUCCESS;
     int close_err;
     MPI_File h = lo;
     ADIO_Close(lo, &close_err);

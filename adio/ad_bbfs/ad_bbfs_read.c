@@ -191,6 +191,12 @@ static int build_remote(ADIOI_BBFS_File * bf)
         bf->own_unflushed = 0;
     }
     if (bf->srv) {             /* the owners from the file's ownership map */
+        if (ADIOI_BBFS_View_unsealed(bf) && bf->writer) {
+            /* the view holds this process's own writes too, in order */
+            ADIOI_BBFS_Server_attach_own(bf, &err);
+            if (err != MPI_SUCCESS)
+                return err;
+        }
         err = ADIOI_BBFS_Server_view(bf, &bf->remote, &bf->remote_end);
         bf->remote_stale = err != MPI_SUCCESS;
         return err;
@@ -388,6 +394,10 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     } else {
         ADIOI_BBFS_Walk_view(fd, file_ptr_type, offset, nbytes, resolve, &c, &next_fp);
     }
+    /* other nodes' pieces, batched */
+    if (bf->srv)
+        c.err = c.err != MPI_SUCCESS ? (ADIOI_BBFS_Server_flush(bf, 1), c.err)
+            : ADIOI_BBFS_Server_flush(bf, 0);
     *error_code = c.err;
     if (*error_code != MPI_SUCCESS)
         goto fn_exit;

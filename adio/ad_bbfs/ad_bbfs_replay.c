@@ -252,7 +252,8 @@ static int resize_to(struct replay *rp, uint64_t size, int only_grow)
 }
 
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, const int *counts, int nsessions,
+                      char *const *metalogs, char *const *servers, const int *counts,
+                      int nsessions,
                       const uint64_t * promised, const ADIOI_BBFS_Hints * h)
 {
     int nwriters = 0;
@@ -278,7 +279,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     /* Every writer's metalog, from the process that can read it. */
     struct logfs_metalog_src *srcs = NULL;
     char *meta_bytes = NULL;
-    err = ADIOI_BBFS_Exchange_begin(comm, canonical, metalogs, nwriters, h->salvage, &rp.logs,
+    err = ADIOI_BBFS_Exchange_begin(comm, canonical, metalogs, servers, nwriters, h->salvage,
+                                    h->server_timeout, &rp.logs,
                                     &rp.x, &srcs, &meta_bytes);
     if (err != MPI_SUCCESS) {
         ADIOI_Free(ncounts);

@@ -3,7 +3,10 @@
 # on 2 and 3 nodes, t_nodes finds distinct hosts, per-node shared-memory
 # groups and private node-local storage, with TCP between the nodes; then
 # bbfs tests (ours, then ROMIO's) run across the nodes with a log directory
-# every node shares.
+# every node shares, and again on 2 nodes with each node's own log
+# directory (so through bbserver; 3 nodes: the shorter list), but for
+# t_badlog and t_reopen, which
+# open every process's logs from process 0 to damage or count them.
 # After each cluster, and after one whose command fails and one that is
 # killed, nothing of it is left: no namespace holder, no interface in this
 # network namespace, no mount.
@@ -66,7 +69,29 @@ for n in 2 3; do
     check "$n nodes: nothing left after the cluster" test "$(leftovers "$work")" = "$before"
 done
 
-# ROMIO's own tests across 2 nodes (their logs in the shared /tmp).
+# Every spec but those two again on 2 nodes, and the 3-node list on 3, each
+# node with its own logs.
+drop_nl() { echo "$1" | tr ' ' '\n' | grep -v -E '^(t_badlog|t_reopen)$' | tr '\n' ' '; }
+for n in 2 3; do
+    if [ $n = 2 ]; then specs_nl=${CLUSTER_TESTS_NODELOCAL:-$(drop_nl "$specs_2")}
+    else specs_nl=$(drop_nl "$specs_3"); fi
+    "$cluster" with $n "$work/nl$n" sh -c '
+        for s in '"$specs_nl"'; do
+            MPIEXEC="$CLUSTER_DIR/mpiexec" BUILDDIR="'"$BUILDDIR"'" BBFS_TEST_WORK_SUFFIX=-nl'$n' \
+                BBFS_TEST_LOGDIR="$CLUSTER_DIR/local" \
+                "'"$BUILDDIR"'/mpiio-tests/run-mpiio-test.sh" "'"$BUILDDIR"'/mpiio-tests/$s.mpi" \
+                > "'"$work"'/nl'$n'-$s.out" 2>&1 && echo "$s passed" || echo "$s failed"
+        done' > "$work/nl$n.out" 2>&1
+    for s in $specs_nl; do
+        check "$n nodes: $s across nodes, node-local logs (see $work/nl$n-$s.out)" \
+            grep -q "^$s passed" "$work/nl$n.out"
+    done
+    check "$n nodes, node-local logs: nothing left after the cluster" \
+        test "$(leftovers "$work")" = "$before"
+done
+
+# ROMIO's own tests across 2 nodes (their logs in the shared /tmp, then in
+# each node's own directory).
 "$cluster" with 2 "$work/romio" sh -c '
     MPIEXEC="$CLUSTER_DIR/mpiexec" ROMIO_TESTS_OUT="'"$work"'/romio-out" \
         "'"$here"'/../../mpiio-tests/romio-tests.sh"' > "$work/romio.out" 2>&1
@@ -75,6 +100,15 @@ check "2 nodes: ROMIO's tests on ufs: and bbfs: (see $work/romio.out)" test "$rc
 check "2 nodes: ROMIO's tests ran through the cluster's mpiexec" \
     grep -q "ROMIO tests: [1-9][0-9]* passed, 0 failed" "$work/romio.out"
 check "2 nodes: nothing left after the ROMIO tests" test "$(leftovers "$work")" = "$before"
+"$cluster" with 2 "$work/romio-nl" sh -c '
+    BBFS_LOGDIR="$CLUSTER_DIR/local" MPIEXEC="$CLUSTER_DIR/mpiexec" \
+        ROMIO_TESTS_OUT="'"$work"'/romio-nl-out" \
+        "'"$here"'/../../mpiio-tests/romio-tests.sh"' > "$work/romio-nl.out" 2>&1
+rc=$?
+check "2 nodes, node-local logs: ROMIO's tests on ufs: and bbfs: (see $work/romio-nl.out)" \
+    test "$rc" = 0
+check "2 nodes, node-local logs: nothing left after the ROMIO tests" \
+    test "$(leftovers "$work")" = "$before"
 
 # A failing command, and a killed cluster, clean up all the same.
 "$cluster" with 2 "$work/fail" false; rc=$?

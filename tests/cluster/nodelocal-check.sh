@@ -10,9 +10,16 @@
 #      bbfs-replay with 3 processes across the two nodes replays them.
 #   3. A writer killed after its second sync: bbfs-replay across the nodes
 #      recovers every block a completed sync covered.
-#   4. bbfs-replay on a third node that holds none of the logs refuses with
-#      a message that says where to run it, and keeps the logs; on the
-#      writers' nodes it then succeeds.
+#   4. bbfs-replay on a third node that holds none of the logs gets them
+#      through the bbservers of the writers' nodes (which the manifest
+#      names), and those servers remove them after the replay.
+#   5. A later job on the third node opens a deferred file read-only: the
+#      open replays it the same way, and every byte equals a ufs: run's.
+#   6. The writers' servers killed: bbfs-replay on the third node fails
+#      with a message naming the server and keeps every log; restarted
+#      (as a job script would, on the address file's port), it succeeds.
+#   7. MPI_File_delete on the third node removes the file's pending logs on
+#      the writers' nodes, through their servers.
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
@@ -21,14 +28,18 @@ cluster="$here/cluster.sh"
 work="$BUILDDIR/tests/cluster/nodelocal"
 prog="$BUILDDIR/mpiio-tests/t_crashpoints"
 tool="$BUILDDIR/tools/bbfs-replay"
+readback="$BUILDDIR/tests/cluster/t_readback"
+ctl="$BUILDDIR/bbserver/bbsctl"
+server="$BUILDDIR/mpich/bin/bbserver"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$prog" "$tool"; do
+for f in "$prog" "$tool" "$readback" "$ctl" "$server"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 rm -rf "$work"; mkdir -p "$work"
-export MPIEXEC
+export MPIEXEC BBFS_SERVER_TOKEN_FILE="$work/token" BBFS_SERVER_IDLE=120
 
-"$cluster" with 3 "$work/c" env work="$work" prog="$prog" tool="$tool" bash -c '
+"$cluster" with 3 "$work/c" env work="$work" prog="$prog" tool="$tool" readback="$readback" \
+    ctl="$ctl" server="$server" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -67,20 +78,72 @@ if mpx -n 2 "$tool" --quiet "$work/crash.dat" > "$work/crash-replay.out" 2>&1 \
     ok "after a kill, bbfs-replay across the nodes recovers what syncs covered ($(sed -n "s/.*(\(.*\) by process).*/\1/p" "$work/crash-verify.out") epochs by process)"
 else sed "s/^/  | /" "$work/crash-replay.out" "$work/crash-verify.out" | tail -15; fail "recovery after a kill"; fi
 
-# 4. from a node without the logs
+# 4. from a node without the logs: through the servers of the writers nodes
 ROMIO_HINTS=$work/never.hints mpx -n 4 "$prog" "bbfs:$work/far.dat" > "$work/far.out" 2>&1 \
     || fail "the deferred writer (4)"
+grep -q "^server " "$work"/.far.dat.bbfs/*.manifest 2>/dev/null \
+    && ok "the manifest names the writers nodes servers" || fail "no server in the manifest"
 hosts=node2
-mpx -n 2 "$tool" --quiet "$work/far.dat" > "$work/far-replay.out" 2>&1; rc=$?
-[ $rc = 1 ] && grep -q "no process of this job can read the log" "$work/far-replay.out" \
-    && ok "bbfs-replay on a node without the logs refuses and says where to run it" \
-    || { sed "s/^/  | /" "$work/far-replay.out" | tail -8; fail "bbfs-replay without the logs: exit $rc"; }
-[ "$(logs_on node0)" -gt 0 ] && [ "$(logs_on node1)" -gt 0 ] && ok "the refused replay kept the logs" \
-    || fail "logs after a refused replay: node0 $(logs_on node0), node1 $(logs_on node1)"
-hosts=node0,node1,node2
-if mpx -n 3 "$tool" --quiet "$work/far.dat" > "$work/far-replay2.out" 2>&1 \
-   && cmp -s "$work/ref.dat" "$work/far.dat"; then ok "then bbfs-replay with the writers nodes included succeeds"
-else sed "s/^/  | /" "$work/far-replay2.out" | tail -10; fail "bbfs-replay with the writers nodes"; fi
+if mpx -n 2 "$tool" --quiet "$work/far.dat" > "$work/far-replay.out" 2>&1 \
+   && cmp -s "$work/ref.dat" "$work/far.dat"; then
+    ok "bbfs-replay on a node without the logs reads them through their servers: equals ufs:"
+else sed "s/^/  | /" "$work/far-replay.out" | tail -10; fail "bbfs-replay on a node without the logs"; fi
+[ "$(logs_on node0)" = 0 ] && [ "$(logs_on node1)" = 0 ] && ok "and their servers removed them" \
+    || fail "logs left on the writers nodes: node0 $(logs_on node0), node1 $(logs_on node1)"
+
+# 5. a later job on another node reads a deferred file
+hosts=node0,node1
+ROMIO_HINTS=$work/never.hints mpx -n 4 "$prog" "bbfs:$work/read.dat" > "$work/read.out" 2>&1 \
+    || fail "the deferred writer (5)"
+hosts=node2
+if mpx -n 3 "$readback" "$work/ref.dat" "bbfs:$work/read.dat" > "$work/readback.out" 2>&1; then
+    ok "a later job on node2 reads the pending file: equals ufs: ($(tail -1 "$work/readback.out"))"
+else sed "s/^/  | /" "$work/readback.out" | tail -10; fail "a later job reading on node2"; fi
+[ "$(logs_on node0)" = 0 ] && [ "$(logs_on node1)" = 0 ] && ok "its open replayed and removed the logs" \
+    || fail "logs left: node0 $(logs_on node0), node1 $(logs_on node1)"
+
+# 6. the servers killed, then restarted
+hosts=node0,node1
+ROMIO_HINTS=$work/never.hints mpx -n 4 "$prog" "bbfs:$work/dead.dat" > "$work/dead.out" 2>&1 \
+    || fail "the deferred writer (6)"
+for n in node0 node1; do
+    a=$("'"$cluster"'" exec "$CLUSTER_DIR" $n cat "$CLUSTER_DIR/local/.bbserver.$n.addr")
+    pid=$("'"$cluster"'" exec "$CLUSTER_DIR" $n "$ctl" -S "$a" ping | sed -n "s/.* pid \([0-9]*\).*/\1/p")
+    [ -n "$pid" ] && kill -9 "$pid" || fail "no server on $n to kill"
+done
+hosts=node2
+start=$(date +%s)
+mpx -n 2 "$tool" --quiet "$work/dead.dat" > "$work/dead-replay.out" 2>&1; rc=$?
+took=$(( $(date +%s) - start ))
+[ $rc = 1 ] && grep -q "bbserver" "$work/dead-replay.out" \
+    && ok "with the servers killed, bbfs-replay on node2 fails naming the server (in ${took} s)" \
+    || { sed "s/^/  | /" "$work/dead-replay.out" | tail -8; fail "bbfs-replay with the servers down: exit $rc"; }
+[ "$(logs_on node0)" -gt 0 ] && [ "$(logs_on node1)" -gt 0 ] && ok "and keeps every log" \
+    || fail "logs after the failed replay: node0 $(logs_on node0), node1 $(logs_on node1)"
+for n in node0 node1; do
+    "'"$cluster"'" exec "$CLUSTER_DIR" $n sh -c "setsid \"$server\" --logdir $CLUSTER_DIR/local \
+        --address-file $CLUSTER_DIR/local/.bbserver.$n.addr --idle-limit 120 \
+        > $work/restart-$n.log 2>&1 < /dev/null &"
+done
+sleep 1
+if mpx -n 2 "$tool" --quiet "$work/dead.dat" > "$work/dead-replay2.out" 2>&1 \
+   && cmp -s "$work/ref.dat" "$work/dead.dat"; then
+    ok "restarted on their old ports, the servers serve the replay: equals ufs:"
+else sed "s/^/  | /" "$work/dead-replay2.out" "$work"/restart-*.log | tail -12; fail "bbfs-replay after the restart"; fi
+[ "$(logs_on node0)" = 0 ] && [ "$(logs_on node1)" = 0 ] && ok "and the logs are gone" \
+    || fail "logs left: node0 $(logs_on node0), node1 $(logs_on node1)"
+
+# 7. delete from another node
+hosts=node0,node1
+ROMIO_HINTS=$work/never.hints mpx -n 4 "$prog" "bbfs:$work/del.dat" > "$work/del.out" 2>&1 \
+    || fail "the deferred writer (7)"
+hosts=node2
+if mpx -n 1 "$readback" --delete "bbfs:$work/del.dat" > "$work/delete.out" 2>&1 \
+   && [ ! -e "$work/del.dat" ] && [ -z "$(ls "$work/.del.dat.bbfs" 2>/dev/null)" ] \
+   && [ "$(logs_on node0)" = 0 ] && [ "$(logs_on node1)" = 0 ]; then
+    ok "MPI_File_delete on node2 removed the file, its manifest and the logs on node0 and node1"
+else sed "s/^/  | /" "$work/delete.out" | tail -6
+    fail "delete from node2: logs left node0 $(logs_on node0), node1 $(logs_on node1)"; fi
 exit $((fails > 0))'
 rc=$?
 [ $rc = 0 ] && rm -rf "$work"

@@ -12,7 +12,11 @@
 #   6. SIGTERM saves the map; a new server loads it and answers the same.
 #   7. With no server, a client fails within its time-out with a message
 #      that says so (exit 3), not a hang.
-#   8. --idle-limit: a server with no client and no file exits by itself.
+#   8. --idle-limit: a server with no client and no file exits by itself,
+#      but not while its log directory holds a log (a later job on other
+#      nodes may need it); once the log goes, it exits.
+#   9. export and remove: the sealed length of a log on node0, and its
+#      removal, from node1; a metalog outside --logdir is refused.
 #
 # Environment: BUILDDIR (set by make check).
 set -u
@@ -88,7 +92,7 @@ out=$(ctl1 -t "$work/bad" ping 2>&1); rc=$?
 if [ $rc = 1 ] && echo "$out" | grep -q "token"; then ok "a wrong token is refused: $out"
 else fail "wrong token: rc $rc: $out"; fi
 p=$(ctl1 ping)
-echo "$p" | grep -q "files 1 refused 1 .* attach 3 query 1 detach 0 stat 1 replayed 0 read 1$" && ok "the server counted one refusal and holds one file: $p" \
+echo "$p" | grep -q "files 1 refused 1 .* attach 3 query 1 detach 0 stat 1 replayed 0 read 1 export 0 remove 0$" && ok "the server counted one refusal and holds one file: $p" \
     || fail "ping: $p"
 
 # 4. reads outside the log directory
@@ -138,6 +142,29 @@ wait $spid; rc=$?
 t=$(( $(date +%s) - t0 ))
 [ $rc = 0 ] && [ $t -le 5 ] && grep -q "idle for" "$work/server3.log" \
     && ok "an idle server exited by itself after ${t} s" || fail "idle: rc $rc after $t s: $(cat "$work/server3.log")"
+on node0 sh -c "echo x > $local/pending.metalog"
+start_server "$work/server4.log" --idle-limit 1
+sleep 3
+kill -0 $spid 2>/dev/null && ok "an idle server whose node holds a log stays" \
+    || fail "the server left its node s log unserved: $(cat "$work/server4.log")"
+on node0 rm -f "$local/pending.metalog"
+t0=$(date +%s)
+wait $spid; rc=$?
+t=$(( $(date +%s) - t0 ))
+[ $rc = 0 ] && [ $t -le 5 ] && ok "and exits ${t} s after the log went" \
+    || fail "idle after the log went: rc $rc after $t s"
+
+# 9. export and remove
+start_server "$work/server5.log"
+on node0 sh -c "echo x > $local/f.bbfs.9.datalog; echo x > $local/f.bbfs.9.sealed; echo y > $work/outside.metalog"
+out=$(ctl1 export "$local/f.bbfs.9.metalog" 2>&1)
+[ $? = 1 ] && ok "export of a missing metalog fails: $out" || fail "export of a missing metalog: $out"
+out=$(ctl1 remove "$work/outside.metalog" 2>&1)
+[ $? = 1 ] && [ -f "$work/outside.metalog" ] && ok "remove outside --logdir refused" \
+    || fail "remove outside --logdir: $out"
+ctl1 remove "$local/f.bbfs.9.metalog" && [ -z "$(on node0 sh -c "ls $local | grep f.bbfs.9")" ] \
+    && ok "remove from node1 took the log files on node0" || fail "remove: $(on node0 ls $local)"
+kill $spid; wait $spid
 
 exit $((fails > 0))
 '

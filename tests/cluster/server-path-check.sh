@@ -7,13 +7,23 @@
 #      node's server; each file equals a ufs: run's.  The server the driver
 #      started was asked to attach, query and read (its counters), and holds
 #      no file once the replays are done.
+#      A named server that is not there, or a wrong token, fails the open
+#      on every process with a message that says so, without a hang.
 #   2. Two emulated nodes, each with its own log directory (no process can
 #      open another node's logs): the MSC tests (t_consistency: the four
 #      synchronization constructs, writer and reader on different nodes),
-#      epochs, vectors and collective order; each file equals a ufs: run's,
-#      and node1's server served reads of its logs.  (t_handle_order is
-#      not here yet: its last close is a one-process handle that must
-#      replay logs on the other node, which replay cannot reach yet.)
+#      epochs, vectors, views, collective order, nonblocking calls and
+#      handle order (whose last close is a one-process handle that replays
+#      the other node's logs through that node's server); each file equals
+#      a ufs: run's, and node1's server served reads of its logs.
+#   3. On the same 2 nodes, each consistency model (t_models): what each
+#      read sees, and how many attach and query requests each step cost,
+#      as the model promises (docs/hints.md).
+#   4. The map server killed under a running job (t_server_kill): the next
+#      sync fails on every process with a message naming bbserver, and a
+#      new open, which restarts the server, reads every block back.
+#   5. On 3 nodes: t_consistency, t_handle_order, and mpiio and session
+#      with 6 processes (t_models).
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
@@ -23,8 +33,12 @@ runner="$here/../../mpiio-tests/run-mpiio-test.sh"
 specs="$here/../../mpiio-tests"
 work="$BUILDDIR/tests/cluster/server-path"
 ctl="$BUILDDIR/bbserver/bbsctl"
+models="$BUILDDIR/tests/cluster/t_models"
+kill_test="$BUILDDIR/tests/cluster/t_server_kill"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-[ -x "$ctl" ] || { echo "FAIL: $ctl is missing (make check builds it)"; exit 1; }
+for f in "$ctl" "$models" "$kill_test"; do
+    [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
+done
 [ -x "$BUILDDIR/mpich/bin/bbserver" ] || { echo "FAIL: no bbserver beside libmpi ($BUILDDIR/mpich/bin/bbserver; make mpich links it)"; exit 1; }
 rm -rf "$work"; mkdir -p "$work/logs"
 export BBFS_SERVER_TOKEN_FILE="$work/token" BBFS_SERVER_IDLE=120
@@ -48,17 +62,36 @@ if [ "$(count "$p" attach)" -gt 0 ] 2>/dev/null && [ "$(count "$p" query)" -gt 0
     ok "the driver's server attached, queried and served reads"
 else fail "server counters: $p"; fi
 [ "$(count "$p" files)" = 0 ] && ok "and holds no file after the replays" || fail "files held: $p"
+# a named server that is not there, and a token the node's server refuses:
+# the open fails on every process with a message saying so, in seconds
+readback="$BUILDDIR/tests/cluster/t_readback"
+head -c 100000 /dev/urandom > "$work/one.dat"
+t0=$(date +%s)
+BBFS_SERVER=127.0.0.1:9 BBFS_LOGDIR="$work/logs" $MPIEXEC -n 4 "$readback" "$work/one.dat" \
+    "bbfs:$work/one.dat" > "$work/noserver.out" 2>&1; rc=$?
+t=$(( $(date +%s) - t0 ))
+[ $rc != 0 ] && [ "$(grep -c "no bbserver answers at 127.0.0.1:9" "$work/noserver.out")" = 4 ] \
+    && ok "a named server that is not there fails the open on all 4 processes in ${t} s: $(grep -m1 -o "no bbserver answers.*" "$work/noserver.out")" \
+    || { sed "s/^/  | /" "$work/noserver.out" | tail -5; fail "open with no server: rc $rc"; }
+BBFS_SERVER_TOKEN=$(printf "%064d" 7) BBFS_FORCE_REMOTE=1 BBFS_LOGDIR="$work/logs" \
+    $MPIEXEC -n 4 "$readback" "$work/one.dat" "bbfs:$work/one.dat" > "$work/badtoken.out" 2>&1; rc=$?
+[ $rc != 0 ] && grep -q "token" "$work/badtoken.out" \
+    && ok "a wrong token fails the open: $(grep -m1 -o "refused.*" "$work/badtoken.out")" \
+    || { sed "s/^/  | /" "$work/badtoken.out" | tail -5; fail "open with a wrong token: rc $rc"; }
+p2=$("$ctl" -S "$addr" ping 2>&1)
+[ "$(count "$p2" refused)" -gt "$(count "$p" refused)" ] 2>/dev/null \
+    && ok "and the server counted the refusals" || fail "refusals: $p2"
 pid=$(echo "$p" | sed -n 's/.* pid \([0-9]*\).*/\1/p')
 [ -n "$pid" ] && kill "$pid" 2>/dev/null
 
 # 2. two nodes, node-local logs
 "$cluster" with 2 "$work/c" env work="$work" runner="$runner" specs="$specs" ctl="$ctl" \
-    cluster="$cluster" MPIEXEC_HOST="$MPIEXEC" bash -c '
+    cluster="$cluster" models="$models" kill_test="$kill_test" MPIEXEC_HOST="$MPIEXEC" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails+1)); }
-for s in t_consistency t_epochs t_vector t_collorder; do
+for s in t_consistency t_epochs t_vector t_views t_collorder t_nonblocking t_handle_order; do
     if MPIEXEC=$CLUSTER_DIR/mpiexec BBFS_TEST_WORK_SUFFIX=-nodes BBFS_TEST_LOGDIR=$CLUSTER_DIR/local \
         "$runner" "$specs/$s.mpi" > "$work/n-$s.out" 2>&1; then
         ok "2 nodes, node-local logs: $s equals ufs:"
@@ -70,6 +103,39 @@ echo "node1 server: $p"
 reads=$(echo "$p" | sed -n "s/.* read \([0-9]*\).*/\1/p")
 [ "${reads:-0}" -gt 0 ] && ok "node1 s server served $reads reads of its logs to node0" \
     || fail "node1 s server: $p"
+for m in mpiio commit posix session; do
+    if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$models" "bbfs:$work/models-$m.dat" \
+        "$m" > "$work/models-$m.out" 2>&1 < /dev/null; then
+        ok "2 nodes, $m: each read sees what the model promises, and the server was asked when it pays"
+        sed "s/^/  | /" "$work/models-$m.out" | grep "attach"
+    else fail "2 nodes, model $m (see $work/models-$m.out)"; sed "s/^/  | /" "$work/models-$m.out" | tail -12; fi
+done
+if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$kill_test" "bbfs:$work/kill.dat" \
+    > "$work/kill.out" 2>&1 < /dev/null; then
+    ok "2 nodes, the map server killed under the job: $(grep "sync after" "$work/kill.out" | cut -c1-60)...; nothing lost"
+else fail "2 nodes, map server killed (see $work/kill.out)"; sed "s/^/  | /" "$work/kill.out" | tail -12; fi
+exit $((fails > 0))
+' || fails=$((fails+1))
+
+# 5. three nodes
+"$cluster" with 3 "$work/c3" env work="$work" runner="$runner" specs="$specs" models="$models" \
+    bash -c '
+set -u
+fails=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+for s in t_consistency t_handle_order; do
+    if MPIEXEC=$CLUSTER_DIR/mpiexec BBFS_TEST_WORK_SUFFIX=-nodes3 BBFS_TEST_LOGDIR=$CLUSTER_DIR/local \
+        "$runner" "$specs/$s.mpi" > "$work/n3-$s.out" 2>&1; then
+        ok "3 nodes, node-local logs: $s equals ufs:"
+    else fail "3 nodes, node-local logs: $s (see $work/n3-$s.out)"; sed "s/^/  | /" "$work/n3-$s.out" | tail -5; fi
+done
+for m in mpiio session; do
+    if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 6 "$models" "bbfs:$work/models3-$m.dat" \
+        "$m" > "$work/models3-$m.out" 2>&1 < /dev/null; then
+        ok "3 nodes, 6 processes, $m: visibility and requests as the model promises"
+    else fail "3 nodes, model $m (see $work/models3-$m.out)"; sed "s/^/  | /" "$work/models3-$m.out" | tail -12; fi
+done
 exit $((fails > 0))
 ' || fails=$((fails+1))
 [ $fails = 0 ] && rm -rf "$work"

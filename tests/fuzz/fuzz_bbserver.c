@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "serve.h"
 
@@ -16,7 +17,15 @@ static struct bbs_ownmap *map;
 static struct bbs_serve_conf conf;
 static struct bbs_stats stats;
 static struct bbs_buf out;
-static const char *dirs[] = { "/tmp" };
+/* A log directory of its own: REMOVE and READ may act inside it, and
+ * nothing of anyone else's is there. */
+static char dir[] = "/tmp/fuzz-bbserver.XXXXXX";
+static const char *dirs[] = { dir };
+
+static void remove_dir(void)
+{
+    rmdir(dir);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,6 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!map || bbs_own_nfiles(map) > 64) {     /* bounded memory */
         bbs_own_destroy(map);
         map = bbs_own_create();
+        if (dir[sizeof(dir) - 2] == 'X') {
+            if (!mkdtemp(dir))
+                abort();
+            atexit(remove_dir);
+        }
         memset(conf.token, 0x5a, BBS_TOKEN_LEN);
         conf.logdirs = dirs;
         conf.nlogdirs = 1;

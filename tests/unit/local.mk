@@ -9,6 +9,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/extents_test.cc \
 	%reldir%/rangemap_test.cc \
 	%reldir%/writer_test.cc \
+	%reldir%/carry_test.cc \
 	%reldir%/run_test.cc \
 	%reldir%/reader_test.cc \
 	%reldir%/datalog_reader_test.cc \

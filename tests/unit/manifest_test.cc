@@ -42,7 +42,7 @@ TEST(Manifest, FormatThenParseGivesTheSameWriters)
 {
     logfs_manifest m = TwoWriters(), back;
     std::string text = Format(m);
-    EXPECT_EQ("bbfs-manifest 3\nfile_id 00c0ffee12345678\nwriters 2\n"
+    EXPECT_EQ("bbfs-manifest 4\nfile_id 00c0ffee12345678\nwriters 2\n"
               "writer 0 node1 0 /bb/out.dat.1.0.metalog\n"
               "writer 1 node2 7 /bb/out dir/out.dat.1.1.metalog\n", text);
     ASSERT_EQ(LOGFS_OK, Parse(text, &back));
@@ -68,6 +68,36 @@ TEST(Manifest, TheReplayedMarkIsTheLastLineAndSurvivesAParse)
     ASSERT_EQ(LOGFS_OK, Parse(text, &back));
     EXPECT_EQ(1, back.replayed);
     logfs_manifest_free(&m);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, ServersAreListedByRankAndSurviveAParse)
+{
+    logfs_manifest m = TwoWriters(), back;
+    ASSERT_EQ(LOGFS_OK, logfs_manifest_set_server(&m, 1, "node2:40123"));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_manifest_set_server(&m, 2, "node3:1"));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_manifest_set_server(&m, 0, "a b"));
+    m.replayed = 1;
+    std::string text = Format(m);
+    EXPECT_NE(std::string::npos, text.find("\nserver 1 node2:40123\nreplayed\n")) << text;
+    ASSERT_EQ(LOGFS_OK, Parse(text, &back));
+    EXPECT_STREQ("", back.w[0].server);
+    EXPECT_STREQ("node2:40123", back.w[1].server);
+    EXPECT_EQ(1, back.replayed);
+    logfs_manifest_free(&m);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, AServerLineOutOfOrderEndsTheManifest)
+{
+    // (the tail of an older text is never read as servers)
+    logfs_manifest back;
+    ASSERT_EQ(LOGFS_OK, Parse("bbfs-manifest 4\nfile_id 1\nwriters 2\n"
+                              "writer 0 h 2 /a.0.metalog\nwriter 1 h 2 /a.1.metalog\n"
+                              "server 1 x:1\nserver 0 y:2\nreplayed\n", &back));
+    EXPECT_STREQ("", back.w[0].server);
+    EXPECT_STREQ("x:1", back.w[1].server);
+    EXPECT_EQ(0, back.replayed);
     logfs_manifest_free(&back);
 }
 
@@ -143,8 +173,8 @@ TEST(Manifest, ANewerVersionIsAClearError)
 {
     logfs_manifest m;
     std::string msg;
-    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 4\n", &m, &msg));
-    EXPECT_NE(std::string::npos, msg.find("version 4"));
+    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 5\n", &m, &msg));
+    EXPECT_NE(std::string::npos, msg.find("version 5"));
 }
 
 TEST(Manifest, AWriterCountThatDoesNotMatchTheLinesIsCorrupt)

@@ -62,6 +62,32 @@ TEST_F(OwnMap, AStridedRecordAttachesEveryBlock)
               Print());
 }
 
+TEST_F(OwnMap, AttachesHeldUntilAskedLandInArrivalOrderOverWhatWasAsked)
+{
+    Attach(0, 0, 32, 0);
+    EXPECT_EQ("[0-31:0@0]", Print());           // asked: in the map
+    Attach(1, 8, 4, 100, "/f", 2, 16);          // held: [8,12) and [24,28)
+    Attach(2, 10, 4, 200);                      // held, over writer 1's first block
+    uint64_t size = 0, nranges = 0;
+    uint32_t nw = 0;
+    ASSERT_EQ(BBS_OK, bbs_own_stat(m, "/f", &size, &nranges, &nw));
+    EXPECT_EQ(32u, size);
+    EXPECT_EQ(3u, nw);
+    EXPECT_EQ("[0-7:0@0][8-9:1@100][10-13:2@200][14-23:0@14][24-27:1@104][28-31:0@28]",
+              Print());
+}
+
+TEST_F(OwnMap, AHugeStridedAttachThenDropNeverExpandsIt)
+{
+    // 2^24 blocks: expanded, this would be 16M range-map inserts
+    bbs_writer w = W(0);
+    bbs_extent e{0, 8, 1ull << 24, 32, 0};
+    for (int i = 0; i < 64; i++)
+        ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/big", &w, &e, 1));
+    EXPECT_EQ(BBS_OK, bbs_own_drop(m, "/big"));
+    EXPECT_EQ(0u, bbs_own_nfiles(m));
+}
+
 TEST_F(OwnMap, DetachForgetsOnlyTheWritersOwnBytes)
 {
     Attach(0, 0, 100, 0);

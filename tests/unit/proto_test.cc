@@ -28,7 +28,7 @@ std::vector<uint8_t> Attach(const std::vector<bbs_extent> &e)
     Buf b;
     bbs_writer w = Writer();
     EXPECT_EQ(0, bbs_enc_attach(&b.b, 9, kToken, "/pfs/out.dat", &w, e.data(),
-                                (uint32_t) e.size()));
+                                (uint32_t) e.size(), 0));
     return b.bytes();
 }
 
@@ -201,6 +201,50 @@ TEST(Proto, ReadsAreBoundedAndNonEmpty)
     EXPECT_EQ(150u, r.end);
 }
 
+TEST(Proto, ExportAndRemoveRoundTripAndCheckTheirFields)
+{
+    Buf b;
+    bbs_request r;
+    ASSERT_EQ(0, bbs_enc_export(&b.b, 1, kToken, "/l/x.metalog", 1));
+    auto m = b.bytes();
+    ASSERT_EQ(BBS_OK, DecodeRequest(m, &r));
+    EXPECT_STREQ("/l/x.metalog", r.path);
+    EXPECT_EQ(1, r.salvage);
+    std::vector<uint8_t> bad = m;
+    bad.back() = 2;                     // the salvage flag is 0 or 1
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(bad, &r));
+    ASSERT_EQ(0, bbs_enc_remove(&b.b, 2, kToken, "/l/y.metalog"));
+    m = b.bytes();
+    ASSERT_EQ(BBS_OK, DecodeRequest(m, &r));
+    EXPECT_EQ(BBS_REMOVE, r.op);
+    EXPECT_STREQ("/l/y.metalog", r.path);
+    EXPECT_STREQ("export", bbs_op_name(BBS_EXPORT));
+}
+
+TEST(Proto, ExportReplyCarriesTotalWarningAndFirstBytes)
+{
+    Buf b;
+    bbs_reply r;
+    ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_EXPORT, 3, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_export(&b.b, 10, "epoch 2 lost"));
+    uint8_t *p = bbs_rep_read_room(&b.b, 4);
+    ASSERT_NE(nullptr, p);
+    memcpy(p, "abcd", 4);
+    char err[256];
+    auto m = b.bytes();
+    ASSERT_EQ(BBS_OK, bbs_dec_reply(m.data(), m.size(), &r, err, sizeof(err))) << err;
+    EXPECT_EQ(10u, r.total);
+    EXPECT_STREQ("epoch 2 lost", r.warning);
+    ASSERT_EQ(4u, r.len);
+    EXPECT_EQ(0, memcmp(r.data, "abcd", 4));
+    // more bytes than the sealed part is damage
+    ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_EXPORT, 3, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_export(&b.b, 2, nullptr));
+    ASSERT_NE(nullptr, bbs_rep_read_room(&b.b, 4));
+    m = b.bytes();
+    EXPECT_EQ(BBS_EMSG, bbs_dec_reply(m.data(), m.size(), &r, err, sizeof(err)));
+}
+
 TEST(Proto, QueryReplyRoundTripsWritersAndPieces)
 {
     Buf b;
@@ -210,7 +254,7 @@ TEST(Proto, QueryReplyRoundTripsWritersAndPieces)
     ASSERT_EQ(0, bbs_rep_query_begin(&b.b, 2));
     ASSERT_EQ(0, bbs_rep_query_writer(&b.b, &w[0]));
     ASSERT_EQ(0, bbs_rep_query_writer(&b.b, &w[1]));
-    ASSERT_EQ(0, bbs_rep_query_pieces(&b.b, p, 3, 200));
+    ASSERT_EQ(0, bbs_rep_query_pieces(&b.b, p, 3, 200, 4096));
     bbs_reply r;
     char err[256];
     auto m = b.bytes();
@@ -220,6 +264,7 @@ TEST(Proto, QueryReplyRoundTripsWritersAndPieces)
     ASSERT_EQ(2u, r.nwriters);
     ASSERT_EQ(3u, r.npieces);
     EXPECT_EQ(200u, r.more);
+    EXPECT_EQ(4096u, r.size);
     bbs_writer got[2];
     bbs_reply_writers(&r, got);
     EXPECT_EQ(5u, got[1].rank);
@@ -242,7 +287,7 @@ TEST(Proto, ReplyPieceNamingAMissingWriterIsRefused)
     bbs_rep_begin(&b.b, BBS_QUERY, 4, BBS_OK, nullptr);
     bbs_rep_query_begin(&b.b, 1);
     bbs_rep_query_writer(&b.b, &w);
-    bbs_rep_query_pieces(&b.b, &p, 1, UINT64_MAX);
+    bbs_rep_query_pieces(&b.b, &p, 1, UINT64_MAX, 0);
     bbs_reply r;
     char err[256];
     EXPECT_EQ(BBS_EMSG, bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err)));

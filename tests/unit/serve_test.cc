@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "helpers.h"
+#include "reader.h"
 #include "serve.h"
+#include "writer.h"
 
 namespace {
 
@@ -52,7 +54,7 @@ class Serve : public ::testing::Test {
         std::string log = logs.file("f.bbfs." + std::to_string(rank) + ".datalog");
         bbs_writer w{5, rank, "node0:7", log.c_str()};
         bbs_extent e{off, len, 1, 0, pos};
-        EXPECT_EQ(0, bbs_enc_attach(&req, 1, token, "/pfs/f", &w, &e, 1));
+        EXPECT_EQ(0, bbs_enc_attach(&req, 1, token, "/pfs/f", &w, &e, 1, 0));
         return Run();
     }
 };
@@ -149,6 +151,85 @@ TEST_F(Serve, ReadRefusesFilesOutsideTheLogDirectoriesAndLinksOut)
     EXPECT_EQ(BBS_EPERM, Run());
     ASSERT_EQ(0, bbs_enc_read(&req, 7, token, logs.path().c_str(), 0, 3));
     EXPECT_EQ(BBS_EPERM, Run());        // a directory
+}
+
+// A writer's synced log in the log directory, with an unsynced tail.
+static std::string SyncedLog(const TempDir &dir)
+{
+    logfs_error err{};
+    auto o = Opts(dir, "f.1.0");
+    logfs_writer *w;
+    EXPECT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    auto d = Pattern(100, 3);
+    EXPECT_EQ(LOGFS_OK, logfs_writer_write(w, 0, d.data(), d.size(), &err)) << err.msg;
+    EXPECT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    EXPECT_EQ(LOGFS_OK, logfs_writer_write(w, 500, d.data(), 10, &err)) << err.msg;
+    EXPECT_EQ(LOGFS_OK, logfs_writer_flush(w, &err)) << err.msg;
+    logfs_writer_abandon(w);
+    return dir.file("f.1.0.metalog");
+}
+
+TEST_F(Serve, ExportSendsTheSealedPartAsALocalExportWould)
+{
+    std::string ml = SyncedLog(logs);
+    void *local;
+    size_t len;
+    logfs_error le{};
+    ASSERT_EQ(LOGFS_OK, logfs_metalog_export(ml.c_str(), 0, &local, &len, nullptr, &le)) << le.msg;
+    ASSERT_EQ(0, bbs_enc_export(&req, 3, token, ml.c_str(), 0));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(len, r.total);
+    ASSERT_EQ(len, r.len);
+    EXPECT_EQ(0, memcmp(local, r.data, len));
+    EXPECT_STREQ("", r.warning);
+    EXPECT_LT(len, (size_t) FileSize(ml));      // the unsynced tail stays behind
+    free(local);
+    WriteFile(elsewhere.file("x.metalog"), {1, 2, 3});
+    ASSERT_EQ(0, bbs_enc_export(&req, 4, token, elsewhere.file("x.metalog").c_str(), 0));
+    EXPECT_EQ(BBS_EPERM, Run());
+    WriteFile(logs.file("bad.metalog"), {1, 2, 3});
+    ASSERT_EQ(0, bbs_enc_export(&req, 5, token, logs.file("bad.metalog").c_str(), 0));
+    EXPECT_EQ(BBS_EIO, Run());
+    EXPECT_NE(nullptr, strstr(r.msg, "bad.metalog")) << r.msg;
+}
+
+TEST_F(Serve, RemoveTakesAWritersLogFilesAndNothingElse)
+{
+    std::string ml = SyncedLog(logs), stem = ml.substr(0, ml.size() - 8);
+    ASSERT_EQ(0, access((stem + ".datalog").c_str(), F_OK));
+    WriteFile(elsewhere.file("g.metalog"), {1});
+    ASSERT_EQ(0, bbs_enc_remove(&req, 3, token, elsewhere.file("g.metalog").c_str()));
+    EXPECT_EQ(BBS_EPERM, Run());
+    EXPECT_EQ(0, access(elsewhere.file("g.metalog").c_str(), F_OK));
+    ASSERT_EQ(0, bbs_enc_remove(&req, 4, token, (stem + ".datalog").c_str()));
+    EXPECT_EQ(BBS_EPERM, Run());                // only a metalog names a log
+    ASSERT_EQ(0, bbs_enc_remove(&req, 5, token, ml.c_str()));
+    ASSERT_EQ(BBS_OK, Run()) << r.msg;
+    for (const char *ext : {".metalog", ".datalog", ".sealed"})
+        EXPECT_NE(0, access((stem + ext).c_str(), F_OK)) << ext;
+    ASSERT_EQ(0, bbs_enc_remove(&req, 6, token, ml.c_str()));
+    EXPECT_EQ(BBS_OK, Run()) << r.msg;          // gone already: fine
+}
+
+TEST_F(Serve, AnAttachThatOnlyGrowsTheFileSetsTheSizeQueriesReport)
+{
+    ASSERT_EQ(BBS_OK, AttachAs(0, 0, 8, 0));
+    std::string log = logs.file("f.bbfs.1.datalog");
+    bbs_writer w{5, 1, "node0:7", log.c_str()};
+    ASSERT_EQ(0, bbs_enc_attach(&req, 2, token, "/pfs/f", &w, nullptr, 0, 1 << 20));
+    ASSERT_EQ(BBS_OK, Run()) << r.msg;
+    ASSERT_EQ(0, bbs_enc_query(&req, 3, token, "/pfs/f", 0, UINT64_MAX));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(1u, r.npieces);                   // no bytes, only a size
+    EXPECT_EQ(1u << 20, r.size);
+    ASSERT_EQ(0, bbs_enc_stat(&req, 4, token, "/pfs/f"));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(1u << 20, r.size);
+    ASSERT_EQ(0, bbs_enc_attach(&req, 5, token, "/pfs/f", &w, nullptr, 0, 100));
+    ASSERT_EQ(BBS_OK, Run());
+    ASSERT_EQ(0, bbs_enc_stat(&req, 6, token, "/pfs/f"));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(1u << 20, r.size);                // the map only grows; shrinking replays
 }
 
 TEST_F(Serve, PingTellsVersionPidAndFiles)

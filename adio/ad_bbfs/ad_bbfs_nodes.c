@@ -1,0 +1,206 @@
+/*
+ * Logs on other nodes, through the bbserver of the node that holds them:
+ * connections (per process, one per address, outliving handles), and the
+ * calls that read a datalog, export a metalog's sealed part and remove a
+ * writer's log files there.  The handle's own use of a server (attach,
+ * query) is ad_bbfs_server.c; a replay reaches logs no process of its job
+ * can open through the calls here (ad_bbfs_exchange.c), with the server
+ * addresses the manifests name.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../bbserver/client.h"
+#include "../../bbserver/token.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+_Static_assert(sizeof(((ADIOI_BBFS_Nodes *) 0)->token) == BBS_TOKEN_LEN,
+               "ADIOI_BBFS_Nodes holds one bbserver token");
+
+static struct conn {
+    char addr[256];
+    struct bbs_client *c;
+    struct conn *next;
+} *conns;
+
+int ADIOI_BBFS_Nodes_init(ADIOI_BBFS_Nodes * r, double timeout, char *err, size_t errlen)
+{
+    char source[PATH_MAX];
+    r->timeout = timeout;
+    return bbs_token_find(NULL, 1, r->token, source, sizeof(source), err, errlen);
+}
+
+int ADIOI_BBFS_Nodes_connect(const ADIOI_BBFS_Nodes * r, const char *addr,
+                              struct bbs_client **out, char *err, size_t errlen)
+{
+    for (struct conn * k = conns; k; k = k->next)
+        if (strcmp(k->addr, addr) == 0) {
+            *out = k->c;
+            return 0;
+        }
+    struct conn *k = calloc(1, sizeof(*k));
+    if (!k) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (bbs_client_open(addr, r->token, r->timeout, &k->c, err, errlen) != 0) {
+        free(k);
+        return -1;
+    }
+    snprintf(k->addr, sizeof(k->addr), "%s", addr);
+    k->next = conns;
+    conns = k;
+    *out = k->c;
+    return 0;
+}
+
+int ADIOI_BBFS_Nodes_ping(const ADIOI_BBFS_Nodes * r, const char *addr, char *err,
+                          size_t errlen)
+{
+    struct bbs_client *c;
+    for (struct conn * k = conns; k; k = k->next)
+        if (strcmp(k->addr, addr) == 0) {
+            struct bbs_buf b = { 0 };
+            struct bbs_reply rep;
+            int rc = bbs_enc_ping(&b, 0, r->token) == 0 ? 0 : -1;
+            if (rc == 0)
+                rc = ADIOI_BBFS_Nodes_call(r, addr, &b, &rep, err, errlen);
+            bbs_buf_free(&b);
+            if (rc == 0)
+                return 0;
+            ADIOI_BBFS_Nodes_drop(addr);        /* (if the call did not) */
+            break;
+        }
+    return ADIOI_BBFS_Nodes_connect(r, addr, &c, err, errlen);
+}
+
+void ADIOI_BBFS_Nodes_drop(const char *addr)
+{
+    for (struct conn ** pp = &conns; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->addr, addr) == 0) {
+            struct conn *k = *pp;
+            *pp = k->next;
+            bbs_client_close(k->c);
+            free(k);
+            return;
+        }
+}
+
+int ADIOI_BBFS_Nodes_call(const ADIOI_BBFS_Nodes * r, const char *addr, struct bbs_buf *req,
+                           struct bbs_reply *rep, char *err, size_t errlen)
+{
+    struct bbs_client *c;
+    if (ADIOI_BBFS_Nodes_connect(r, addr, &c, err, errlen) != 0)
+        return -1;
+    if (bbs_client_call(c, req, rep, err, errlen) != 0) {
+        ADIOI_BBFS_Nodes_drop(addr);   /* the next call reconnects: a restarted server */
+        return -1;
+    }
+    if (rep->status != BBS_OK) {
+        snprintf(err, errlen, "bbserver %s: %s: %s", addr, bbs_status_str(rep->status),
+                 rep->msg);
+        return -1;
+    }
+    return 0;
+}
+
+int ADIOI_BBFS_Err_server(const char *myname, int line, const char *msg)
+{
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, line, MPI_ERR_IO,
+                                "**io", "bbfs: %s", msg);
+}
+
+/* len bytes of the file at path on addr's node, at off, in requests of at
+ * most BBS_MAX_READ.  @return 0, or -1 with why in err. */
+static int read_at(const ADIOI_BBFS_Nodes * r, const char *addr, const char *path,
+                   uint64_t off, void *buf, size_t len, char *err, size_t errlen)
+{
+    for (size_t got = 0; got < len;) {
+        size_t n = len - got > BBS_MAX_READ ? BBS_MAX_READ : len - got;
+        struct bbs_buf b = { 0 };
+        struct bbs_reply rep;
+        int rc = bbs_enc_read(&b, 0, r->token, path, off + got, n);
+        if (rc == 0)
+            rc = ADIOI_BBFS_Nodes_call(r, addr, &b, &rep, err, errlen);
+        if (rc == 0 && rep.len != n) {
+            snprintf(err, errlen, "bbserver %s sent %llu bytes of %s, not %zu", addr,
+                     (unsigned long long) rep.len, path, n);
+            rc = -1;
+        }
+        if (rc == 0)
+            memcpy((char *) buf + got, rep.data, n);
+        bbs_buf_free(&b);
+        if (rc != 0)
+            return -1;
+        got += n;
+    }
+    return 0;
+}
+
+int ADIOI_BBFS_Nodes_read(const ADIOI_BBFS_Nodes * r, const char *addr, const char *datalog,
+                           uint64_t off, void *buf, size_t len)
+{
+    static char myname[] = "ADIOI_BBFS_NODES_READ";
+    char err[1024];
+    if (read_at(r, addr, datalog, off, buf, len, err, sizeof(err)) != 0)
+        return ADIOI_BBFS_Err_server(myname, __LINE__, err);
+    return MPI_SUCCESS;
+}
+
+int ADIOI_BBFS_Nodes_export(const ADIOI_BBFS_Nodes * r, const char *addr, const char *metalog,
+                             int salvage, void **out, size_t *len, char **warning)
+{
+    static char myname[] = "ADIOI_BBFS_NODES_EXPORT";
+    char err[1024];
+    struct bbs_buf b = { 0 };
+    struct bbs_reply rep;
+    void *bytes = NULL;
+    int rc = bbs_enc_export(&b, 0, r->token, metalog, salvage);
+
+    *out = NULL;
+    *len = 0;
+    *warning = NULL;
+    if (rc == 0)
+        rc = ADIOI_BBFS_Nodes_call(r, addr, &b, &rep, err, sizeof(err));
+    if (rc == 0 && !(bytes = malloc(rep.total ? rep.total : 1))) {
+        snprintf(err, sizeof(err), "no memory for the %llu-byte metalog %s",
+                 (unsigned long long) rep.total, metalog);
+        rc = -1;
+    }
+    if (rc == 0) {
+        uint64_t total = rep.total, first = rep.len;
+        if (*rep.warning)
+            *warning = strdup(rep.warning);
+        memcpy(bytes, rep.data, first);
+        /* the rest of a large one: the sealed part does not change */
+        rc = read_at(r, addr, metalog, first, (char *) bytes + first, total - first, err,
+                     sizeof(err));
+        *len = total;
+    }
+    bbs_buf_free(&b);
+    if (rc != 0) {
+        free(bytes);
+        free(*warning);
+        *warning = NULL;
+        *len = 0;
+        return ADIOI_BBFS_Err_server(myname, __LINE__, err);
+    }
+    *out = bytes;
+    return MPI_SUCCESS;
+}
+
+int ADIOI_BBFS_Nodes_remove(const ADIOI_BBFS_Nodes * r, const char *addr,
+                             const char *metalog, char *err, size_t errlen)
+{
+    struct bbs_buf b = { 0 };
+    struct bbs_reply rep;
+    int rc = bbs_enc_remove(&b, 0, r->token, metalog);
+    if (rc == 0)
+        rc = ADIOI_BBFS_Nodes_call(r, addr, &b, &rep, err, errlen);
+    else
+        snprintf(err, errlen, "out of memory");
+    bbs_buf_free(&b);
+    return rc;
+}

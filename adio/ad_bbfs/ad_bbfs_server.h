@@ -1,0 +1,64 @@
+/*
+ * The driver's side of bbserver, private to ad_bbfs_server*.c: one handle's
+ * state (ad_bbfs_server.c: open, attach, query; ad_bbfs_server_read.c:
+ * reads of others' bytes; ad_bbfs_server_start.c: this node's server).
+ */
+#ifndef AD_BBFS_SERVER_H_INCLUDED
+#define AD_BBFS_SERVER_H_INCLUDED
+
+#include "ad_bbfs.h"
+#include "../../bbserver/proto.h"
+
+/* Other nodes' log bytes are cached in aligned chunks of this size.  A log
+ * below what its writer attached never changes (it is only appended to,
+ * and an attach flushes first), so a cached chunk stays true; one fetched
+ * at the end of what was attached holds less, and a read past that fetches
+ * it again. */
+#define ADIOI_BBFS_READ_CHUNK ((uint64_t) 1 << 20)
+
+struct ADIOI_BBFS_Server {
+    ADIOI_BBFS_File *bf;        /* the handle this belongs to */
+    struct ADIOI_BBFS_Server *next_dirty;       /* in `dirty` while it has notes */
+    struct ADIOI_BBFS_Server *next_live;        /* in `live` while open */
+    int is_dirty;
+    char map_addr[256];         /* the server holding this file's map */
+    char node_addr[256];        /* this node's server: where our logs are read */
+    ADIOI_BBFS_Nodes nodes;     /* token and time-out for calls to servers */
+    int force_remote;
+    int rank;
+    struct bbs_extent *notes;   /* runs logged since the last attach, in order */
+    size_t nnotes, capnotes;
+    uint64_t notes_pieces;      /* blocks of the last batch's notes */
+    uint64_t grown;             /* a logged set_size's size, not yet attached (0: none) */
+    struct bbs_writer *writers; /* the view's owners (strings owned) */
+    uint64_t *log_end;          /* by writer: the end of what the view has in its log */
+    int nwriters, capwriters;
+    struct open_log {
+        char *path;
+        int fd;
+    } *logs;                    /* datalogs of this node opened for reads */
+    int nlogs;
+    struct far_read {
+        int writer;
+        uint64_t pos;
+        char *dest;
+        size_t len;
+    } *far;                     /* reads through other nodes' servers, until the flush */
+    size_t nfar, capfar;
+    struct chunk {
+        char *datalog;          /* NULL: a free slot */
+        uint64_t idx, len;      /* bytes [idx * ADIOI_BBFS_READ_CHUNK, + len) of the log */
+        char *data;
+    } *cache;                   /* other nodes' log bytes (bbfs_read_cache), FIFO */
+    size_t ncache, next_out;
+    uint64_t attaches, queries; /* messages sent (their request ids) */
+};
+
+/* This node's server address, found or started (one process per node). */
+int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr,
+                                size_t len, char *err, size_t errlen);
+/* The read side's state: a cache of cache_bytes; freed by reads_end. */
+void ADIOI_BBFS_Server_reads_begin(ADIOI_BBFS_Server * s, long long cache_bytes);
+void ADIOI_BBFS_Server_reads_end(ADIOI_BBFS_Server * s);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * This node's bbserver: found through the address file in the node-local
+ * log directory (LOGDIR/.bbserver.HOST.addr, which a job script's own
+ * bbserver --address-file can write too), or started as a daemon when none
+ * answers, under a lock so that two jobs do not start two.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "ad_bbfs_server.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* bbserver: BBFS_SERVER_BIN, else beside the libmpi this driver is in
+ * (tools/build-mpich.sh links it there), else on PATH. */
+static void server_binary(char *out, size_t len)
+{
+    const char *env = getenv("BBFS_SERVER_BIN");
+    Dl_info info;
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return;
+    }
+    if (dladdr((void *) server_binary, &info) && info.dli_fname) {
+        char lib[PATH_MAX];
+        snprintf(lib, sizeof(lib), "%s", info.dli_fname);
+        char *slash = strrchr(lib, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(out, len, "%s/../bin/bbserver", lib);
+            if (access(out, X_OK) == 0)
+                return;
+        }
+    }
+    snprintf(out, len, "bbserver");
+}
+
+static int read_addr(const char *file, char *addr, size_t len)
+{
+    FILE *f = fopen(file, "r");
+    int ok = f && fgets(addr, (int) len, f) != NULL;
+    if (f)
+        fclose(f);
+    if (!ok)
+        return -1;
+    addr[strcspn(addr, "\n")] = 0;
+    return addr[0] ? 0 : -1;
+}
+
+/* A server of this node answering at the address in file. */
+/* Whether this node's server answers at the address in file: 1 yes, 0
+ * nothing answers, -1 it answers but refuses our token (err says so:
+ * starting another server would take the node's address file from it). */
+static int alive(ADIOI_BBFS_Server * s, const char *file, char *addr, size_t len, char *err,
+                 size_t errlen)
+{
+    if (read_addr(file, addr, len) != 0)
+        return 0;
+    if (ADIOI_BBFS_Nodes_ping(&s->nodes, addr, err, errlen) == 0)
+        return 1;
+    return strstr(err, "refused") || strstr(err, "wrong token") ? -1 : 0;
+}
+
+/* Start bbserver as a daemon (its own session, so the job's end does not
+ * kill it: it stays while the node holds pending logs, up to its idle
+ * limit) and wait for its address. */
+static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *file,
+                        char *addr, size_t len, char *err, size_t errlen)
+{
+    char bin[PATH_MAX], state[PATH_MAX], logpath[PATH_MAX];
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    snprintf(state, sizeof(state), "%s/.bbserver.%s.state", logdir, host);
+    snprintf(logpath, sizeof(logpath), "%s/.bbserver.%s.log", logdir, host);
+    server_binary(bin, sizeof(bin));
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot start bbserver: fork: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        if (fork() != 0)
+            _exit(0);
+        setsid();
+        int fd = open(logpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0)
+            dup2(nul, 0);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        /* nothing of the MPI process: hydra waits for its PMI socket and
+         * output pipes to close before the job ends */
+        closefrom(3);
+        const char *idle = getenv("BBFS_SERVER_IDLE");
+        execlp(bin, bin, "--logdir", logdir, "--address-file", file, "--state", state,
+               "--idle-limit", idle && *idle ? idle : "600", (char *) NULL);
+        fprintf(stderr, "bbfs: cannot run %s: %s\n", bin, strerror(errno));
+        _exit(127);
+    }
+    waitpid(pid, NULL, 0);
+    for (double waited = 0; waited < s->nodes.timeout; waited += 0.02) {
+        int a = alive(s, file, addr, len, err, errlen);
+        if (a != 0)
+            return a > 0 ? 0 : -1;
+        struct timespec ts = { 0, 20 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    snprintf(err, errlen, "started %s for this node, but it did not answer within %.0f s "
+             "(see %s; set BBFS_SERVER_BIN if it is not on PATH)", bin, s->nodes.timeout, logpath);
+    return -1;
+}
+
+/* This node's server address, found or started; one process per node
+ * calls it, under a lock so that two jobs do not start two. */
+int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr, size_t len,
+                       char *err, size_t errlen)
+{
+    char file[PATH_MAX], lock[PATH_MAX], host[256] = "";
+    struct stat st;
+    /* (named by host: a log directory several nodes share has one file
+     * per node's server) */
+    gethostname(host, sizeof(host) - 1);
+    snprintf(file, sizeof(file), "%s/.bbserver.%s.addr", logdir, host);
+    snprintf(lock, sizeof(lock), "%s/.bbserver.%s.lock", logdir, host);
+    if (stat(logdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "no bbserver for this node: the log directory %s is missing "
+                 "(bbfs_logdir, BBFS_LOGDIR)", logdir);
+        return -1;
+    }
+    int lfd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (lfd >= 0)
+        flock(lfd, LOCK_EX);
+    int a = alive(s, file, addr, len, err, errlen);
+    int rc = a > 0 ? 0 : a < 0 ? -1 : start_server(s, logdir, file, addr, len, err, errlen);
+    if (lfd >= 0)
+        close(lfd);             /* (releases the lock) */
+    return rc;
+}

@@ -1,0 +1,189 @@
+/*
+ * model-reads — the consistency-models paper's read comparison: after a
+ * write phase, every process reads ACCESSES blocks of SIZE bytes at random
+ * from the other processes' data, one MPI_File_read_at each.  What differs
+ * between the models is what a read costs:
+ *
+ *   session   the write phase ends with close; the reads follow an open
+ *             (the view is asked for once, at the open)
+ *   mpiio     sync-barrier-sync, then the reads (asked once, lazily)
+ *   commit    sync, barrier, then the reads (asked before every read)
+ *   ufs:      stock ROMIO, sync-barrier-sync, for reference
+ *
+ * Run it across nodes (each node with its own BBFS_LOGDIR) to make every
+ * bbfs mode read others' data through bbserver.  Modes alternate, REPEATS
+ * times each, after a warm-up run of each; the table gives the median, min
+ * and max of the slowest process's read-phase seconds, reads per second,
+ * and each mode against commit.  Every read checks its bytes.
+ *
+ * usage: mpiexec -n 4 model-reads [-dir DIR] [-size BYTES] [-accesses M]
+ *                                 [-blocks B] [-repeats R]
+ *   -blocks: blocks each process writes (default 64), read back at random
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, nprocs;
+
+struct mode {
+    const char *name, *prefix, *consistency;    /* consistency NULL: not bbfs */
+    int reopen;                 /* close and open between the phases */
+};
+
+static const struct mode modes[] = {
+    {"bbfs: session (close, open)", "bbfs:", "session", 1},
+    {"bbfs: mpiio (sync-barrier-sync)", "bbfs:", "mpiio", 0},
+    {"bbfs: commit (sync, barrier)", "bbfs:", "commit", 0},
+    {"ufs: (sync-barrier-sync)", "ufs:", NULL, 0},
+};
+#define NMODES (int) (sizeof(modes) / sizeof(modes[0]))
+
+static unsigned char pattern(long long off)
+{
+    return (unsigned char) (off * 131 + (off >> 12) + 7);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *) a, y = *(const double *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* One run; returns the slowest process's read-phase seconds, -1 on a wrong
+ * byte. */
+static double run(const struct mode *m, const char *dir, long size, int accesses, int blocks,
+                  unsigned char *buf, unsigned seed)
+{
+    char name[4096];
+    MPI_Info info;
+    MPI_File fh;
+    int bad = 0, allbad;
+    double t0, t, tmax;
+    long long region = (long long) size * blocks;
+
+    snprintf(name, sizeof(name), "%s%s/model-reads.dat", m->prefix, dir);
+    MPI_Info_create(&info);
+    if (m->consistency) {
+        MPI_Info_set(info, "bbfs_consistency", m->consistency);
+        MPI_Info_set(info, "bbfs_replay", "never");     /* the reads are the subject */
+    }
+    if (rank == 0)
+        MPI_File_delete(name, MPI_INFO_NULL);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+    for (int b = 0; b < blocks; b++) {
+        long long off = region * rank + (long long) b * size;
+        for (long i = 0; i < size; i++)
+            buf[i] = pattern(off + i);
+        MPI_File_write_at(fh, off, buf, (int) size, MPI_BYTE, MPI_STATUS_IGNORE);
+    }
+    if (m->reopen) {
+        MPI_File_close(&fh);
+        MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, info, &fh);
+    } else {
+        MPI_File_sync(fh);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (strcmp(m->consistency ? m->consistency : "", "commit") != 0)
+            MPI_File_sync(fh);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (int a = 0; a < accesses && !bad; a++) {
+        int who = (rank + 1 + (int) (rand_r(&seed) % (unsigned) (nprocs - 1))) % nprocs;
+        long long off = region * who + (long long) (rand_r(&seed) % (unsigned) blocks) * size;
+        MPI_File_read_at(fh, off, buf, (int) size, MPI_BYTE, MPI_STATUS_IGNORE);
+        for (long i = 0; i < size && !bad; i++)
+            bad = buf[i] != pattern(off + i);
+    }
+    t = MPI_Wtime() - t0;
+    MPI_File_close(&fh);
+    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &allbad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        MPI_File_delete(name, MPI_INFO_NULL);   /* (and the pending logs) */
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Info_free(&info);
+    return allbad ? -1 : tmax;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = "/tmp";
+    long size = 8192;
+    int accesses = 200, blocks = 64, repeats = 5;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "-dir"))
+            dir = argv[i + 1];
+        else if (!strcmp(argv[i], "-size"))
+            size = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "-accesses"))
+            accesses = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-blocks"))
+            blocks = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-repeats"))
+            repeats = atoi(argv[i + 1]);
+        else {
+            if (rank == 0)
+                fprintf(stderr, "usage: model-reads [-dir DIR] [-size BYTES] [-accesses M] "
+                        "[-blocks B] [-repeats R]\n");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
+    if (size < 1 || size > (1 << 30) || accesses < 1 || blocks < 1 || repeats < 1
+        || nprocs < 2) {
+        if (rank == 0)
+            fprintf(stderr, "model-reads: sizes, counts and repeats must be positive (size "
+                    "at most 1 GiB), on 2 or more processes\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    unsigned char *buf = malloc((size_t) size);
+    double *t = calloc((size_t) NMODES * repeats, sizeof(double));
+    int failed = 0;
+
+    memset(buf, 1, (size_t) size);
+    for (int k = 0; k < NMODES; k++)    /* warm memory and each mode's paths */
+        run(&modes[k], dir, size, accesses < 8 ? accesses : 8, blocks, buf, 1);
+    for (int r = 0; r < repeats; r++)
+        for (int k = 0; k < NMODES; k++) {
+            t[k * repeats + r] = run(&modes[k], dir, size, accesses, blocks, buf,
+                                     (unsigned) (rank * 7919 + r * 104729 + 1));
+            failed |= t[k * repeats + r] < 0;
+        }
+    if (rank == 0) {
+        double commit_med = 0, med[NMODES];
+        for (int k = 0; k < NMODES; k++) {
+            qsort(t + k * repeats, repeats, sizeof(double), cmp_double);
+            med[k] = t[k * repeats + repeats / 2];
+            if (!strcmp(modes[k].consistency ? modes[k].consistency : "", "commit"))
+                commit_med = med[k];
+        }
+        printf("model-reads: %d processes, each %d random reads of %ld bytes from the others' "
+               "data (%d blocks each), %d runs per mode\n", nprocs, accesses, size, blocks,
+               repeats);
+        printf("%-34s %9s %9s %9s %11s %10s\n", "mode", "median s", "min s", "max s",
+               "reads/s", "vs commit");
+        for (int k = 0; k < NMODES; k++) {
+            double *v = t + k * repeats;
+            if (v[0] < 0)
+                printf("%-34s  WRONG DATA READ BACK\n", modes[k].name);
+            else
+                printf("%-34s %9.4f %9.4f %9.4f %11.0f %9.2fx\n", modes[k].name, med[k], v[0],
+                       v[repeats - 1], med[k] > 0 ? (double) accesses * nprocs / med[k] : 0,
+                       med[k] > 0 ? commit_med / med[k] : 0.0);
+        }
+        printf("csv,model-reads,%d,%ld,%d", nprocs, size, accesses);
+        for (int k = 0; k < NMODES; k++)
+            printf(",%s,%.6f", modes[k].consistency ? modes[k].consistency : "ufs", med[k]);
+        printf("\n");
+    }
+    free(buf);
+    free(t);
+    MPI_Finalize();
+    return failed;
+}
