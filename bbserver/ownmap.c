@@ -277,6 +277,12 @@ static int settle(const struct file *cf)
     int st = BBS_OK;
     for (; i < f->nheld && st == BBS_OK; i++) {
         const struct bbs_extent *e = &f->held[i].e;
+        if (e->stride == e->len || e->count == 1) {     /* one range: no need to go block by block */
+            if (logfs_rangemap_insert(f->map, e->off, e->off + e->count * e->len,
+                                      f->held[i].writer, e->pos) != LOGFS_OK)
+                st = BBS_ENOMEM;
+            continue;
+        }
         for (uint64_t k = 0; k < e->count && st == BBS_OK; k++) {
             uint64_t off = e->off + k * e->stride;
             if (logfs_rangemap_insert(f->map, off, off + e->len, f->held[i].writer,
@@ -286,8 +292,10 @@ static int settle(const struct file *cf)
     }
     if (st != BBS_OK)
         i--;                    /* (re-inserting its first blocks again is harmless) */
-    memmove(f->held, f->held + i, (f->nheld - i) * sizeof(*f->held));
-    f->nheld -= i;
+    if (i) {                    /* (a file may hold nothing: held is NULL) */
+        memmove(f->held, f->held + i, (f->nheld - i) * sizeof(*f->held));
+        f->nheld -= i;
+    }
     return st;
 }
 

@@ -17,6 +17,7 @@ static struct bbs_ownmap *map;
 static struct bbs_serve_conf conf;
 static struct bbs_stats stats;
 static struct bbs_buf out;
+static uint64_t pieces;         /* attached into map since it was made */
 /* A log directory of its own: REMOVE and READ may act inside it, and
  * nothing of anyone else's is there. */
 static char dir[] = "/tmp/fuzz-bbserver.XXXXXX";
@@ -34,7 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct bbs_reply rep;
     char err[512];
 
-    if (!map || bbs_own_nfiles(map) > 64) {     /* bounded memory */
+    /* Bounded memory and time: one input expands to at most BBS_MAX_PIECES
+     * (made small for this build), a map to at most 16 times that. */
+    if (!map || bbs_own_nfiles(map) > 64 || pieces > 16 * BBS_MAX_PIECES) {
+        pieces = 0;
         bbs_own_destroy(map);
         map = bbs_own_create();
         if (dir[sizeof(dir) - 2] == 'X') {
@@ -54,9 +58,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (bbs_serve(map, &conf, &stats, msg, size, &out) == 0) {
         if (bbs_dec_reply(out.p, out.len, &rep, err, sizeof(err)) != BBS_OK)
             abort();            /* the server sent something its clients cannot read */
-        if (bbs_dec_request(msg, size, &req, err, sizeof(err)) == BBS_OK
-            && (rep.op != req.op || rep.id != req.id))
-            abort();
+        if (bbs_dec_request(msg, size, &req, err, sizeof(err)) == BBS_OK) {
+            if (rep.op != req.op || rep.id != req.id)
+                abort();
+            if (req.op == BBS_ATTACH)
+                pieces += req.npieces;
+        }
     }
     if (bbs_dec_reply(msg, size, &rep, err, sizeof(err)) == BBS_OK && rep.status == BBS_OK
         && rep.op == BBS_QUERY) {

@@ -88,6 +88,15 @@ TEST_F(OwnMap, AHugeStridedAttachThenDropNeverExpandsIt)
     EXPECT_EQ(0u, bbs_own_nfiles(m));
 }
 
+TEST_F(OwnMap, AContiguousRecordSettlesAsOneRange)
+{
+    // stride == len: one range whatever the count (block by block, 2^40
+    // inserts would never finish)
+    Attach(0, 0, 8, 0, "/f", 1ull << 40, 8);
+    Attach(1, 16, 8, 0);
+    EXPECT_EQ("[0-15:0@0][16-23:1@0][24-8796093022207:0@24]", Print());
+}
+
 TEST_F(OwnMap, DetachForgetsOnlyTheWritersOwnBytes)
 {
     Attach(0, 0, 100, 0);
