@@ -134,6 +134,7 @@ int main(int argc, char **argv)
     MPI_Info_set(given, "bbfs_log_quota", "1g");
     MPI_Info_set(given, "bbfs_progress", "false");
     MPI_Info_set(given, "bbfs_salvage", "false");
+    MPI_Info_set(given, "bbfs_timing", "true");
     MPI_Info_set(given, "cb_buffer_size", "1048576");
     MPI_Info_set(given, "romio_cb_write", "enable");
     MPI_Info_set(given, "romio_ds_read", "disable");

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     tl_expect_info(fh, "bbfs_log_quota", bbfs ? "0" : NULL);
     tl_expect_info(fh, "bbfs_progress", bbfs ? "false" : NULL);
     tl_expect_info(fh, "bbfs_salvage", bbfs ? "false" : NULL);
+    tl_expect_info(fh, "bbfs_timing", bbfs ? "false" : NULL);
     tl_expect_info(fh, "bbfs_replay_buffer", bbfs ? "1048576" : NULL);
     tl_expect_info(fh, "cb_buffer_size", "16777216");
     if (bbfs) {
@@ -133,6 +134,7 @@ int main(int argc, char **argv)
     bad_hint(scratch, bbfs, "bbfs_log_quota", "18014398509481984g", "bytes");
     bad_hint(scratch, bbfs, "bbfs_buffer_size", "18446744073709551615k", "bytes");
     bad_hint(scratch, bbfs, "bbfs_salvage", "yes please", "true|false");
+    bad_hint(scratch, bbfs, "bbfs_timing", "1", "true|false");
 
     /* ranks that disagree */
     int err = open_with(scratch, "bbfs_consistency", tl_rank == 0 ? "posix" : "commit",

@@ -1,18 +1,37 @@
-# Benchmarks: measured, never asserted in tests.  `make demo` is the README's
-# main job: the noncontig benchmark on bbfs: against stock ROMIO, 4 ranks.
+# Benchmarks: measured, never asserted in tests (tests/bench checks that the
+# tools run and write well-formed CSV and plots).  `make demo` is the
+# README's main job: the noncontig benchmark on bbfs: against stock ROMIO,
+# 4 ranks, 64 MiB per file at 8 B, 64 B and 4 KiB elements, medians of 5.
+# `make performance` makes docs/performance.md's CSV and plots.
 
 noinst_PROGRAMS += %reldir%/noncontig
+%canon_reldir%_noncontig_SOURCES = %reldir%/noncontig.c %reldir%/bench.c %reldir%/bench.h
+EXTRA_DIST += %reldir%/plot.py %reldir%/performance.sh %reldir%/scaling.sh
+
+# workloads: the consistency-models paper's synthetic workloads, by model.
+noinst_PROGRAMS += %reldir%/workloads
+%canon_reldir%_workloads_SOURCES = %reldir%/workloads.c %reldir%/bench.c %reldir%/bench.h
+%canon_reldir%_workloads_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_workloads_LDADD = $(MPI_LIBS)
 %canon_reldir%_noncontig_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_noncontig_LDADD = $(MPI_LIBS)
 
 DEMO_DIR = $(abs_top_builddir)/demo
 demo: all
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
-	BBFS_LOGDIR=$(DEMO_DIR) $(MPIEXEC) -n 4 %reldir%/noncontig -dir $(DEMO_DIR)
+	BBFS_LOGDIR=$(DEMO_DIR) $(MPIEXEC) -n 4 %reldir%/noncontig -dir $(DEMO_DIR) \
+	  -elmtsize 8,64,4k -mib 64 -repeat 5
 	@rm -rf $(DEMO_DIR)
 .PHONY: demo
 
+# The figures of docs/performance.md: noncontig and workloads on one node and
+# on 2 and 3 emulated nodes, as CSV in perf/ and PNG plots beside it.
+performance: all
+	$(srcdir)/%reldir%/performance.sh $(abs_top_builddir)/perf
+.PHONY: performance
+
 noinst_PROGRAMS += %reldir%/model-cost
+%canon_reldir%_model_cost_SOURCES = %reldir%/model-cost.c %reldir%/bench.c %reldir%/bench.h
 %canon_reldir%_model_cost_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_model_cost_LDADD = $(MPI_LIBS)
 
@@ -26,5 +45,6 @@ noinst_PROGRAMS += %reldir%/logfs-bench
 # model-reads: random reads of others' data after a write phase, by model
 # (the consistency-models paper's comparison; run it across nodes).
 noinst_PROGRAMS += %reldir%/model-reads
+%canon_reldir%_model_reads_SOURCES = %reldir%/model-reads.c %reldir%/bench.c %reldir%/bench.h
 %canon_reldir%_model_reads_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_model_reads_LDADD = $(MPI_LIBS)

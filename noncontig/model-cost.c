@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
+
 static int rank, nprocs;
 
 struct mode {
@@ -45,12 +47,6 @@ static const struct mode modes[] = {
 static unsigned char pattern(long long off, int step)
 {
     return (unsigned char) (off * 31 + step * 7 + 1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
 }
 
 /* One run: open, STEPS write/read rounds, close.  Returns the slowest
@@ -147,6 +143,7 @@ int main(int argc, char **argv)
         run(&modes[k], dir, elmt, veclen, 1, buf);
     for (int r = 0; r < repeats; r++)
         for (int k = 0; k < NMODES; k++) {
+            bench_warm(dir, 256, MPI_COMM_WORLD);
             t[k * repeats + r] = run(&modes[k], dir, elmt, veclen, steps, buf);
             failed |= t[k * repeats + r] < 0;
         }
@@ -158,16 +155,14 @@ int main(int argc, char **argv)
                (double) elmt * veclen * nprocs / 1048576.0, repeats);
         printf("%-34s %9s %9s %9s %10s\n", "mode", "median s", "min s", "max s", "vs ufs:");
         for (int k = 0; k < NMODES; k++) {
-            double *v = t + k * repeats;
-            qsort(v, repeats, sizeof(double), cmp_double);
-            double med = v[repeats / 2];
+            struct bench_stat st = bench_stat(t + k * repeats, repeats);
             if (k == 0)
-                ufs_med = med;
-            if (v[0] < 0)
+                ufs_med = st.median;
+            if (st.median < 0)
                 printf("%-34s  WRONG DATA READ BACK\n", modes[k].name);
             else
-                printf("%-34s %9.4f %9.4f %9.4f %9.2fx\n", modes[k].name, med, v[0],
-                       v[repeats - 1], med > 0 ? ufs_med / med : 0.0);
+                printf("%-34s %9.4f %9.4f %9.4f %9.2fx\n", modes[k].name, st.median, st.min,
+                       st.max, st.median > 0 ? ufs_med / st.median : 0.0);
         }
     }
     free(buf);

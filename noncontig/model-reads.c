@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
+
 static int rank, nprocs;
 
 struct mode {
@@ -43,12 +45,6 @@ static const struct mode modes[] = {
 static unsigned char pattern(long long off)
 {
     return (unsigned char) (off * 131 + (off >> 12) + 7);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *) a, y = *(const double *) b;
-    return x < y ? -1 : x > y;
 }
 
 /* One run; returns the slowest process's read-phase seconds, -1 on a wrong
@@ -151,17 +147,18 @@ int main(int argc, char **argv)
         run(&modes[k], dir, size, accesses < 8 ? accesses : 8, blocks, buf, 1);
     for (int r = 0; r < repeats; r++)
         for (int k = 0; k < NMODES; k++) {
+            bench_warm(dir, 256, MPI_COMM_WORLD);
             t[k * repeats + r] = run(&modes[k], dir, size, accesses, blocks, buf,
                                      (unsigned) (rank * 7919 + r * 104729 + 1));
             failed |= t[k * repeats + r] < 0;
         }
     if (rank == 0) {
-        double commit_med = 0, med[NMODES];
+        double commit_med = 0;
+        struct bench_stat st[NMODES];
         for (int k = 0; k < NMODES; k++) {
-            qsort(t + k * repeats, repeats, sizeof(double), cmp_double);
-            med[k] = t[k * repeats + repeats / 2];
+            st[k] = bench_stat(t + k * repeats, repeats);
             if (!strcmp(modes[k].consistency ? modes[k].consistency : "", "commit"))
-                commit_med = med[k];
+                commit_med = st[k].median;
         }
         printf("model-reads: %d processes, each %d random reads of %ld bytes from the others' "
                "data (%d blocks each), %d runs per mode\n", nprocs, accesses, size, blocks,
@@ -169,18 +166,14 @@ int main(int argc, char **argv)
         printf("%-34s %9s %9s %9s %11s %10s\n", "mode", "median s", "min s", "max s",
                "reads/s", "vs commit");
         for (int k = 0; k < NMODES; k++) {
-            double *v = t + k * repeats;
-            if (v[0] < 0)
+            double med = st[k].median;
+            if (med < 0)
                 printf("%-34s  WRONG DATA READ BACK\n", modes[k].name);
             else
-                printf("%-34s %9.4f %9.4f %9.4f %11.0f %9.2fx\n", modes[k].name, med[k], v[0],
-                       v[repeats - 1], med[k] > 0 ? (double) accesses * nprocs / med[k] : 0,
-                       med[k] > 0 ? commit_med / med[k] : 0.0);
+                printf("%-34s %9.4f %9.4f %9.4f %11.0f %9.2fx\n", modes[k].name, med, st[k].min,
+                       st[k].max, med > 0 ? (double) accesses * nprocs / med : 0,
+                       med > 0 ? commit_med / med : 0.0);
         }
-        printf("csv,model-reads,%d,%ld,%d", nprocs, size, accesses);
-        for (int k = 0; k < NMODES; k++)
-            printf(",%s,%.6f", modes[k].consistency ? modes[k].consistency : "ufs", med[k]);
-        printf("\n");
     }
     free(buf);
     free(t);

@@ -1,11 +1,10 @@
 /*
  * noncontig — the LogFS paper's benchmark: every process writes a vector of
  * small elements, interleaved round-robin with the other processes, so the
- * file is noncontiguous for everyone.  One run measures, on the same files
+ * file is noncontiguous for everyone.  One run measures, on the same file
  * system and with the same pattern:
  *
  *   raw    each process writes its bytes contiguously with POSIX write()
- *          (best of three runs)
  *          (what the device gives to an easy pattern)
  *   ufs:   stock ROMIO, independent and collective
  *   bbfs:  the same calls through bbfs (and any extra prefixes given), three
@@ -14,9 +13,14 @@
  *          the replay of those logs (a read-only open through bbfs), which
  *          is compared with stock ROMIO's collective write of the pattern
  *
- * and prints bandwidth and ratios (against ufs:, and the fraction of raw).
- * Timing is open to close, the slowest process counts.  Every file written
- * is read back through ufs: and checked, so a fast wrong answer is an error.
+ * Noise control (this VM hands freed memory back to its host, so the first
+ * large write after a large free runs at page-fault speed): before every
+ * timed phase each process writes and deletes its share of -warm MiB; the
+ * modes alternate, in a rotated order each round, -repeat times; the tables
+ * give medians, the spread (max - min, % of the median) and ratios of
+ * medians.  Timing is open to close, the slowest process counts.  The first
+ * round reads every file back through ufs: and checks it, so a fast wrong
+ * answer is an error.  -csv appends one row per measurement.
  */
 #include <mpi.h>
 #include <errno.h>
@@ -27,12 +31,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 struct opts {
     const char *dir;
-    int elmtsize;
+    int elmtsize;               /* the size being run */
     long veclen;
     const char *targets;        /* space-separated prefixes besides ufs: */
     const char *hints;          /* k=v,k=v for bbfs opens */
+    int breakdown;              /* bbfs_timing on the first round's end-to-end runs */
 };
 
 static int rank, nprocs;
@@ -41,14 +48,25 @@ static void usage(void)
 {
     if (rank == 0)
         fprintf(stderr,
-                "usage: noncontig [-dir DIR] [-elmtsize BYTES] [-veclen COUNT]\n"
-                "                 [-targets \"bbfs: ...\"] [-hints k=v,k=v]\n"
+                "usage: noncontig [-dir DIR] [-elmtsize B[,B...]] [-veclen N | -mib M]\n"
+                "                 [-targets \"bbfs: ...\"] [-hints k=v,k=v] [-repeat R]\n"
+                "                 [-warm MIB] [-csv FILE] [-label TEXT] [-breakdown yes|no]\n"
                 "  -dir       directory for the test files (default: .)\n"
-                "  -elmtsize  bytes per element (default 8)\n"
+                "  -elmtsize  bytes per element, k/m suffixes, a comma list runs each (default 8)\n"
                 "  -veclen    elements per process (default 131072)\n"
+                "  -mib       total MiB per file instead: veclen = M MiB / (elmtsize x procs)\n"
                 "  -targets   prefixes compared with stock ufs: (default \"bbfs:\")\n"
-                "  -hints     MPI_Info hints for the non-ufs targets\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
+                "  -hints     MPI_Info hints for the non-ufs targets\n"
+                "  -repeat    rounds of every mode (default 5)\n"
+                "  -warm      MiB written and deleted before each timed phase (default 256)\n"
+                "  -csv       append one row per measurement to FILE\n"
+                "  -label     free text for the CSV's label column (default: none)\n"
+                "  -breakdown yes: the first round's end-to-end runs print where their time\n"
+                "             went (hint bbfs_timing, on stderr); default no\n");
+    /* every process parses the same arguments and gets here: a clean exit
+     * (an abort can lose the message on its way through mpiexec) */
+    MPI_Finalize();
+    exit(2);
 }
 
 static unsigned char pattern(long long off)
@@ -148,6 +166,7 @@ static double run_raw(const struct opts *o, const unsigned char *buf)
     long n = o->veclen * o->elmtsize, done = 0;
 
     snprintf(path, sizeof(path), "%s/noncontig.raw.%d", o->dir, rank);
+    unlink(path);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0600);
@@ -171,18 +190,6 @@ static double run_raw(const struct opts *o, const unsigned char *buf)
     return tmax;
 }
 
-static void row(const char *target, const char *mode, double t, double mib,
-                const char *vs_what, double vs, double raw)
-{
-    char vs_s[48] = "";
-    if (rank != 0)
-        return;
-    if (vs_what)
-        snprintf(vs_s, sizeof(vs_s), "%.2fx %s", vs, vs_what);
-    printf("%-8s %-24s %8.3f %9.1f %9.3gx   %s\n", target, mode, t, mib / t, raw / t, vs_s);
-    fflush(stdout);
-}
-
 /* Replay pending logs: a read-only open through bbfs replays them. */
 static double run_replay(const char *fname)
 {
@@ -198,9 +205,187 @@ static double run_replay(const char *fname)
     return tmax;
 }
 
+
+/* One row of the tables and the CSV: a mode's time in every round. */
+struct row {
+    char target[32], mode[48];
+    int vs;                     /* against ufs: independent (0), collective (1), nothing (-1) */
+    double t[64];
+};
+
+/* What one timed turn runs; the turns of a round alternate the modes. */
+enum kind { RAW, UFS, DEFERRED, END_TO_END };
+struct turn {
+    enum kind kind;
+    int coll;
+    const char *prefix;
+    int row, replay_row;        /* where its times go */
+};
+
+static const char csv_header[] =
+    "bench,label,nodes,nprocs,elmtsize,veclen,bytes,target,mode,hints,runs,median_s,min_s,"
+    "max_s,spread_pct,mib_s,raw_mib_s,of_raw,vs,ratio";
+
+static long rss_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* Figures a size's summary line keeps (first target): ratios of medians. */
+struct summary {
+    int elmtsize;
+    long veclen;
+    double raw_mibs, ratio[6];  /* rows in order: deferred, its replay, end to end; independent, then collective */
+};
+
+static void run_size(const struct opts *o, int repeat, double warm, const char *label,
+                     int nodes, FILE *csv, struct summary *sum, long rss[3])
+{
+    long n = o->veclen * o->elmtsize;
+    double mib = (double) n * nprocs / (1 << 20);
+    unsigned char *buf = malloc((size_t) n);
+    for (long i = 0; i < n; i++)
+        buf[i] = pattern((i / o->elmtsize) * (long long) o->elmtsize * nprocs
+                         + (long long) rank * o->elmtsize + i % o->elmtsize);
+    MPI_Datatype ftype;
+    MPI_Type_vector((int) o->veclen, o->elmtsize, o->elmtsize * nprocs, MPI_BYTE, &ftype);
+    MPI_Type_commit(&ftype);
+    MPI_Info none = make_info(NULL), hinted = make_info(o->hints);
+
+    static struct row rows[64];
+    static struct turn turns[64];
+    int nrows = 0, nturns = 0;
+#define ROW(tg, md, v) (snprintf(rows[nrows].target, sizeof(rows[0].target), "%s", tg), \
+        snprintf(rows[nrows].mode, sizeof(rows[0].mode), "%s", md), rows[nrows].vs = (v), nrows++)
+    turns[nturns++] = (struct turn) { RAW, 0, "", ROW("raw", "POSIX write, contiguous", -1), -1 };
+    /* bbfs turns first, so that in the first round the memory high-water
+     * mark is read before stock ROMIO's two-phase buffers raise it */
+    char targets[1024], *save, *prefix;
+    snprintf(targets, sizeof(targets), "%s", o->targets);
+    static char prefixes[16][32];
+    int np = 0;
+    for (prefix = strtok_r(targets, " ", &save); prefix && np < 8;
+         prefix = strtok_r(NULL, " ", &save), np++) {
+        char *p = prefixes[np];
+        snprintf(p, sizeof(prefixes[0]), "%s", prefix);
+        for (int coll = 0; coll < 2; coll++) {
+            const char *m = coll ? "collective" : "independent";
+            char label_s[48];
+            snprintf(label_s, sizeof(label_s), "%s, deferred", m);
+            int d = ROW(p, label_s, coll);
+            int rp = ROW(p, "replay of it", 1);
+            turns[nturns++] = (struct turn) { DEFERRED, coll, p, d, rp };
+            turns[nturns++] = (struct turn) { END_TO_END, coll, p, ROW(p, m, coll), -1 };
+        }
+    }
+    int ufs_row[2];
+    for (int coll = 0; coll < 2; coll++) {
+        ufs_row[coll] = ROW("ufs:", coll ? "collective" : "independent", -1);
+        turns[nturns++] = (struct turn) { UFS, coll, "ufs:", ufs_row[coll], -1 };
+    }
+
+    if (rank == 0) {
+        printf("\nnoncontig: %d processes on %d node%s, %d-byte elements, %ld per process "
+               "(%.1f MiB per file) in %s; %d rounds, modes alternating, %.0f MiB warmed "
+               "before each\n", nprocs, nodes, nodes == 1 ? "" : "s", o->elmtsize, o->veclen,
+               mib, o->dir, repeat, warm);
+        fflush(stdout);
+    }
+    for (int r = 0; r < repeat; r++)
+        for (int k = 0; k < nturns; k++) {
+            const struct turn *tu = &turns[(k + r) % nturns];
+            const char *m = tu->coll ? "collective" : "independent";
+            char path[4096], fname[4200];
+            snprintf(path, sizeof(path), "%s/noncontig.%s%s.dat", o->dir, tu->prefix, m);
+            for (char *c = path + strlen(o->dir) + 1; *c; c++)
+                if (*c == ':')
+                    *c = '_';
+            snprintf(fname, sizeof(fname), "%s%s", tu->prefix, path);
+            bench_warm(o->dir, warm, MPI_COMM_WORLD);
+            double t;
+            switch (tu->kind) {
+            case RAW:
+                rows[tu->row].t[r] = run_raw(o, buf);
+                continue;
+            case UFS:
+                rows[tu->row].t[r] = run_mpiio(o, fname, tu->coll, none, buf, ftype);
+                break;
+            case DEFERRED:
+                MPI_Info_set(hinted, "bbfs_replay", "never");
+                rows[tu->row].t[r] = run_mpiio(o, fname, tu->coll, hinted, buf, ftype);
+                MPI_Info_delete(hinted, "bbfs_replay");
+                if (rss[1] == 0)        /* logging only, nothing else has run */
+                    rss[1] = rss_now();
+                bench_warm(o->dir, warm, MPI_COMM_WORLD);
+                t = run_replay(fname);
+                rows[tu->replay_row].t[r] = t;
+                if (rss[2] == 0)        /* before verify's stock collective read */
+                    rss[2] = rss_now();
+                break;
+            case END_TO_END:
+                if (r == 0 && o->breakdown)
+                    MPI_Info_set(hinted, "bbfs_timing", "true");
+                rows[tu->row].t[r] = run_mpiio(o, fname, tu->coll, hinted, buf, ftype);
+                if (r == 0 && o->breakdown)
+                    MPI_Info_delete(hinted, "bbfs_timing");
+                break;
+            }
+            if (r == 0)
+                verify(o, path, ftype);
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (rank == 0)
+                unlink(path);
+        }
+
+    if (rank == 0) {
+        struct bench_stat raw = bench_stat(rows[0].t, repeat), ufs[2];
+        for (int coll = 0; coll < 2; coll++)
+            ufs[coll] = bench_stat(rows[ufs_row[coll]].t, repeat);
+        double raw_mibs = mib / raw.median;
+        printf("%-8s %-24s %9s %7s %9s %8s   %s\n", "target", "mode", "median s", "spread",
+               "MiB/s", "of raw", "ratio of medians");
+        sum->elmtsize = o->elmtsize;
+        sum->veclen = o->veclen;
+        sum->raw_mibs = raw_mibs;
+        int si = 0;
+        for (int i = 0; i < nrows; i++) {
+            const struct row *rw = &rows[i];
+            struct bench_stat s = bench_stat(rw->t, repeat);
+            double ratio = rw->vs >= 0 ? ufs[rw->vs].median / s.median : 0;
+            const char *vs = rw->vs < 0 ? "" : !strcmp(rw->mode, "replay of it")
+                ? "ufs: write_all" : "ufs: same mode";
+            char ratio_s[64] = "";
+            if (rw->vs >= 0)
+                snprintf(ratio_s, sizeof(ratio_s), "%.2fx vs %s", ratio, vs);
+            printf("%-8s %-24s %9.4f %6.0f%% %9.1f %8.3f   %s\n", rw->target, rw->mode,
+                   s.median, bench_spread(&s), mib / s.median, raw.median / s.median, ratio_s);
+            if (rw->vs >= 0 && !strcmp(rw->target, prefixes[0]) && si < 6)
+                sum->ratio[si++] = ratio;
+            if (csv)
+                fprintf(csv, "noncontig,\"%s\",%d,%d,%d,%ld,%.0f,%s,\"%s\",\"%s\",%d,%.6f,%.6f,"
+                        "%.6f,%.1f,%.2f,%.2f,%.4f,\"%s\",%.4f\n", label, nodes, nprocs, o->elmtsize,
+                        o->veclen, mib * 1048576, rw->target, rw->mode,
+                        strcmp(rw->target, "ufs:") && strcmp(rw->target, "raw") && o->hints
+                        ? o->hints : "", repeat, s.median, s.min, s.max, bench_spread(&s),
+                        mib / s.median, raw_mibs, raw.median / s.median, vs, ratio);
+        }
+        fflush(stdout);
+    }
+    MPI_Type_free(&ftype);
+    MPI_Info_free(&none);
+    MPI_Info_free(&hinted);
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
-    struct opts o = { ".", 8, 131072, "bbfs:", NULL };
+    struct opts o = { ".", 8, 131072, "bbfs:", NULL, 0 };
+    const char *csv_path = NULL, *label = "";
+    long long sizes[16] = { 8 };
+    int nsizes = 1, repeat = 5;
+    double warm = 256, total_mib = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
@@ -209,149 +394,96 @@ int main(int argc, char **argv)
             usage();
         if (!strcmp(argv[i], "-dir"))
             o.dir = argv[++i];
-        else if (!strcmp(argv[i], "-elmtsize"))
-            o.elmtsize = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "-veclen"))
+        else if (!strcmp(argv[i], "-elmtsize")) {
+            if ((nsizes = bench_parse_sizes(argv[++i], sizes, 16)) < 1)
+                usage();
+        } else if (!strcmp(argv[i], "-veclen"))
             o.veclen = atol(argv[++i]);
+        else if (!strcmp(argv[i], "-mib"))
+            total_mib = atof(argv[++i]);
         else if (!strcmp(argv[i], "-targets"))
             o.targets = argv[++i];
         else if (!strcmp(argv[i], "-hints"))
             o.hints = argv[++i];
+        else if (!strcmp(argv[i], "-repeat"))
+            repeat = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-warm"))
+            warm = atof(argv[++i]);
+        else if (!strcmp(argv[i], "-csv"))
+            csv_path = argv[++i];
+        else if (!strcmp(argv[i], "-label"))
+            label = argv[++i];
+        else if (!strcmp(argv[i], "-breakdown")) {
+            const char *v = argv[++i];
+            if (strcmp(v, "yes") && strcmp(v, "no"))
+                usage();
+            o.breakdown = !strcmp(v, "yes");
+        }
         else
             usage();
     }
-    if (o.elmtsize <= 0 || o.veclen <= 0 || (double) o.elmtsize * o.veclen > 2e9)
+    if (o.veclen <= 0 || repeat < 1 || repeat > 64 || warm < 0 || total_mib < 0)
         usage();
-
-    long n = o.veclen * o.elmtsize;
-    unsigned char *buf = malloc((size_t) n);
-    for (long i = 0; i < n; i++)
-        buf[i] = pattern((i / o.elmtsize) * (long long) o.elmtsize * nprocs
-                         + (long long) rank * o.elmtsize + i % o.elmtsize);
-    MPI_Datatype ftype;
-    MPI_Type_vector((int) o.veclen, o.elmtsize, o.elmtsize * nprocs, MPI_BYTE, &ftype);
-    MPI_Type_commit(&ftype);
-    MPI_Info none = make_info(NULL), hinted = make_info(o.hints);
-    double mib = (double) n * nprocs / (1 << 20);
-
-    if (rank == 0) {
-        printf("noncontig: %d processes, %d-byte elements, %ld per process "
-               "(%.1f MiB total) in %s\n", nprocs, o.elmtsize, o.veclen, mib, o.dir);
-        printf("%-8s %-24s %8s %9s %10s   %s\n", "target", "mode", "seconds", "MiB/s",
-               "of raw", "ratio");
+    for (int s = 0; s < nsizes; s++) {
+        long v = total_mib > 0 ? (long) (total_mib * 1048576 / ((double) sizes[s] * nprocs))
+            : o.veclen;
+        if (sizes[s] > (1 << 30) || v <= 0 || (double) sizes[s] * v > 2e9)
+            usage();
     }
-    /* The device's best of three: the first run also pays for warming up
-     * the file system (page cache, allocation), which would flatter every
-     * ratio against it. */
-    double raw = run_raw(&o, buf);
-    for (int k = 0; k < 2; k++) {
-        double t = run_raw(&o, buf);
-        raw = t < raw ? t : raw;
-    }
-    row("raw", "POSIX write, contiguous", raw, mib, NULL, 0, raw);
+    FILE *csv = bench_csv_open(csv_path, csv_header);
+    int nodes = bench_nodes(MPI_COMM_WORLD);
 
-    /* bbfs first, so the memory high-water mark can be read (after the
-     * first bbfs run: logging and replay) before stock ROMIO's two-phase
-     * buffers raise it; rows are printed afterwards. */
-    struct result {
-        char target[32], mode[80], vs_what[32];
-        double t;
-        int vs_mode;            /* 0: vs ufs independent, 1: collective, -1: none */
-    } res[64];
-    int nres = 0;
-    char targets[1024];
-    snprintf(targets, sizeof(targets), "%s ufs:", o.targets);
-    double ufs_time[2] = { 0, 0 };
-    long rss_write = 0, rss_replay = 0, rss_start;
-    /* A job's first bbfs open pays once for what later opens reuse (across
-     * nodes: loading UCX, starting the node's bbserver, connecting): an
-     * untimed open and close of a scratch file, so the first mode timed
-     * does not carry it. */
+    /* A job's first open of each target pays once for what later opens
+     * reuse (across nodes: loading UCX, starting the node's bbserver,
+     * connecting): an untimed open and close of a scratch file. */
     {
-        char warm[4200], *wsave, *wprefix, wtargets[1024];
-        snprintf(wtargets, sizeof(wtargets), "%s", o.targets);
+        char warm_name[4200], *wsave, *wprefix, wtargets[1024];
+        MPI_Info hinted = make_info(o.hints);
+        snprintf(wtargets, sizeof(wtargets), "%s ufs:", o.targets);
         for (wprefix = strtok_r(wtargets, " ", &wsave); wprefix;
              wprefix = strtok_r(NULL, " ", &wsave)) {
             MPI_File wfh;
-            snprintf(warm, sizeof(warm), "%s%s/noncontig.warmup", wprefix, o.dir);
-            if (MPI_File_open(MPI_COMM_WORLD, warm, MPI_MODE_CREATE | MPI_MODE_RDWR
+            snprintf(warm_name, sizeof(warm_name), "%s%s/noncontig.warmup", wprefix, o.dir);
+            if (MPI_File_open(MPI_COMM_WORLD, warm_name, MPI_MODE_CREATE | MPI_MODE_RDWR
                               | MPI_MODE_DELETE_ON_CLOSE, hinted, &wfh) == MPI_SUCCESS)
                 MPI_File_close(&wfh);
         }
+        MPI_Info_free(&hinted);
     }
-    {
-        struct rusage ru;       /* MPI, the user buffer: what bbfs adds to */
-        getrusage(RUSAGE_SELF, &ru);
-        rss_start = ru.ru_maxrss;
+    long rss[3] = { rss_now(), 0, 0 };      /* MPI, UCX: what bbfs adds to */
+    struct summary sum[16];
+    for (int s = 0; s < nsizes; s++) {
+        o.elmtsize = (int) sizes[s];
+        if (total_mib > 0)
+            o.veclen = (long) (total_mib * 1048576 / ((double) o.elmtsize * nprocs));
+        run_size(&o, repeat, warm, label, nodes, csv, &sum[s], rss);
     }
-    char *save, *prefix;
-    for (prefix = strtok_r(targets, " ", &save); prefix; prefix = strtok_r(NULL, " ", &save)) {
-        int is_ufs = !strcmp(prefix, "ufs:");
-        for (int coll = 0; coll < 2 && nres < 60; coll++) {
-            const char *mode = coll ? "collective" : "independent";
-            char path[4096], fname[4200];
-            snprintf(path, sizeof(path), "%s/noncontig.%s%s.dat", o.dir, prefix, mode);
-            for (char *c = path + strlen(o.dir) + 1; *c; c++)
-                if (*c == ':')
-                    *c = '_';
-            snprintf(fname, sizeof(fname), "%s%s", prefix, path);
-#define RESULT(m, time, vsw, vsm) do { struct result *r_ = &res[nres++]; \
-        snprintf(r_->target, sizeof(r_->target), "%s", prefix); \
-        snprintf(r_->mode, sizeof(r_->mode), "%s", m); \
-        snprintf(r_->vs_what, sizeof(r_->vs_what), "%s", vsw); \
-        r_->t = time; r_->vs_mode = vsm; } while (0)
-            if (is_ufs) {
-                ufs_time[coll] = run_mpiio(&o, fname, coll, none, buf, ftype);
-                verify(&o, path, ftype);
-                RESULT(mode, ufs_time[coll], "", -1);
-            } else {
-                char label[64];
-                struct rusage ru;
-                /* replay deferred: open to close leaves the logs, then replay */
-                MPI_Info_set(hinted, "bbfs_replay", "never");
-                double t = run_mpiio(&o, fname, coll, hinted, buf, ftype);
-                MPI_Info_delete(hinted, "bbfs_replay");
-                getrusage(RUSAGE_SELF, &ru);
-                if (rss_write == 0)     /* logging only, nothing else has run */
-                    rss_write = ru.ru_maxrss;
-                snprintf(label, sizeof(label), "%s, deferred", mode);
-                RESULT(label, t, "vs ufs: same mode", coll);
-                t = run_replay(fname);
-                getrusage(RUSAGE_SELF, &ru);
-                if (rss_replay == 0)    /* before verify's stock collective read */
-                    rss_replay = ru.ru_maxrss;
-                verify(&o, path, ftype);
-                RESULT("replay of it", t, "vs ufs: write_all", 1);
-                /* end to end: replay at close, the default */
-                t = run_mpiio(&o, fname, coll, hinted, buf, ftype);
-                verify(&o, path, ftype);
-                RESULT(mode, t, "vs ufs: same mode", coll);
-            }
-            MPI_Barrier(MPI_COMM_WORLD);
-            if (rank == 0)
-                unlink(path);
-        }
+    if (rank == 0) {
+        printf("\nsummary, %.*s against stock ROMIO (ratios of medians of %d; raw: POSIX "
+               "contiguous write, same run):\n", (int) strcspn(o.targets, " "), o.targets,
+               repeat);
+        printf("%8s %8s %10s %15s %12s %15s %12s %15s\n", "element", "MiB", "raw MiB/s",
+               "indep deferred", "indep e2e", "coll deferred", "coll e2e", "replay/write_all");
+        for (int s = 0; s < nsizes; s++)
+            printf("%8d %8.1f %10.0f %14.2fx %11.2fx %14.2fx %11.2fx %14.2fx\n",
+                   sum[s].elmtsize, (double) sum[s].elmtsize * sum[s].veclen * nprocs / 1048576,
+                   sum[s].raw_mibs, sum[s].ratio[0], sum[s].ratio[2], sum[s].ratio[3],
+                   sum[s].ratio[5], sum[s].ratio[1]);
     }
-    for (int i = 0; i < nres; i++)
-        row(res[i].target, res[i].mode, res[i].t, mib, res[i].vs_mode < 0 ? NULL : res[i].vs_what,
-            res[i].vs_mode < 0 ? 0 : ufs_time[res[i].vs_mode] / res[i].t, raw);
-    long rss[4] = { rss_start, rss_write, rss_replay, 0 }, maxrss[4];
-    struct rusage ru0;
-    getrusage(RUSAGE_SELF, &ru0);
-    rss[3] = ru0.ru_maxrss;
-    MPI_Reduce(rss, maxrss, 4, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    long all[3], mx[3];
+    all[0] = rss[0];
+    all[1] = rss[1] ? rss[1] : rss[0];
+    all[2] = rss[2] ? rss[2] : all[1];
+    MPI_Reduce(all, mx, 3, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("peak resident memory, largest process (MiB): %.1f before any I/O (MPI, "
-               "user buffer, a bbserver connection if used), +%.1f logging "
-               "(bbfs_buffer_size %s), +%.1f replaying, %.1f at "
-               "the end with stock ROMIO's runs\n", maxrss[0] / 1024.0,
-               (maxrss[1] - maxrss[0]) / 1024.0,
+        printf("peak resident memory, largest process (MiB): %.1f before any timed I/O (MPI, "
+               "a bbserver connection if used), +%.1f logging the first size (user buffer, "
+               "bbfs_buffer_size %s), +%.1f replaying it\n", mx[0] / 1024.0,
+               (mx[1] - mx[0]) / 1024.0,
                o.hints && strstr(o.hints, "bbfs_buffer_size") ? "as given" : "4 MiB",
-               (maxrss[2] - maxrss[1]) / 1024.0, maxrss[3] / 1024.0);
-    MPI_Type_free(&ftype);
-    MPI_Info_free(&none);
-    MPI_Info_free(&hinted);
-    free(buf);
+               (mx[2] - mx[1]) / 1024.0);
+    if (csv)
+        fclose(csv);
     MPI_Finalize();
     return 0;
 }

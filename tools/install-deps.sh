@@ -28,6 +28,7 @@ PKGS=(
     clang libclang-rt-14-dev  # libFuzzer targets (metalog reader, manifest, hints)
     valgrind                # make check-valgrind
     python3
+    python3-matplotlib      # noncontig/plot.py: the benchmark CSV as PNG plots
     libhdf5-mpich-dev hdf5-tools  # Debian's parallel HDF5, run unmodified on bbfs (make check)
     m4                      # PnetCDF (make check-clients): its autoreconf and generated sources
     zlib1g-dev              # HDF5 (make check-clients): deflate filter in testpar's filter tests

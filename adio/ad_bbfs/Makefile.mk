@@ -18,6 +18,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_hints.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_hint_table.c     \
     bbfs/adio/ad_bbfs/ad_bbfs_open.c            \
+    bbfs/adio/ad_bbfs/ad_bbfs_times.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_close.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_io.c              \
     bbfs/adio/ad_bbfs/ad_bbfs_fcntl.c           \

@@ -36,6 +36,14 @@ typedef struct {
     ADIO_Offset first, blen, stride, count;     /* block i: first + i * stride, blen bytes */
 } ADIOI_BBFS_Shape;
 
+/* Seconds this process spent in each part of a handle's life, kept when
+ * bbfs_timing is on (ad_bbfs_times.c). */
+typedef struct ADIOI_BBFS_Times {
+    double open, log, sync, close;      /* the calls, whole */
+    double metalogs, plan, read, exchange, write;       /* replays (inside close or open) */
+    long long calls;            /* logged write calls */
+} ADIOI_BBFS_Times;
+
 typedef struct ADIOI_BBFS_File {
     ADIO_File lower;            /* canonical file, opened through the lower driver */
     MPI_Info open_info;         /* user's hints, handed to the lower driver at open */
@@ -74,6 +82,8 @@ typedef struct ADIOI_BBFS_File {
 
     /* Visibility through bbserver (ad_bbfs_server.c); NULL: from the logs. */
     struct ADIOI_BBFS_Server *srv;
+
+    ADIOI_BBFS_Times times;     /* bbfs_timing */
 } ADIOI_BBFS_File;
 
 /* One contiguous piece of an access: file offset, length, and where it sits
@@ -294,11 +304,17 @@ const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf);
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the
  * other, and each writer's node server (servers NULL or "": none);
- * promised (or NULL): the epochs each writer sealed at its close. */
+ * promised (or NULL): the epochs each writer sealed at its close; times
+ * (or NULL): where the seconds of its parts are added. */
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                       char *const *metalogs, char *const *servers, const int *counts,
                       int nsessions,
-                      const uint64_t * promised, const ADIOI_BBFS_Hints * h);
+                      const uint64_t * promised, const ADIOI_BBFS_Hints * h,
+                      ADIOI_BBFS_Times * times);
+
+/* ad_bbfs_times.c: with bbfs_timing, rank 0 prints on stderr where the
+ * handle's time went, each part the slowest process's.  Collective. */
+void ADIOI_BBFS_Times_report(ADIO_File fd);
 
 /* ADIOI_Free aborts on NULL; most of our frees may see one. */
 #define ADIOI_BBFS_FREE(p) do { if (p) ADIOI_Free(p); } while (0)

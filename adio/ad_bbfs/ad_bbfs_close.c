@@ -11,6 +11,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     ADIO_File lo = bf->lower;
     MPI_File lower_handle;
     int close_err;
+    double t0 = MPI_Wtime();
 
     ADIOI_BBFS_Log_close(fd, bf->hints.replay == ADIOI_BBFS_REPLAY_ON_CLOSE
                          || bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC, error_code);
@@ -26,6 +27,10 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     MPIO_File_free(&lower_handle);
 
     ADIOI_BBFS_Server_close(bf);
+    if (bf->hints.timing) {
+        bf->times.close += MPI_Wtime() - t0;
+        ADIOI_BBFS_Times_report(fd);
+    }
     if (bf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&bf->open_info);
     ADIOI_BBFS_FREE(bf->canonical);

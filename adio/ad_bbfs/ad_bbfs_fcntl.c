@@ -80,6 +80,7 @@ static void sync_canonical(ADIO_File fd, int *error_code)
 void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    double t0 = MPI_Wtime();
 
     *error_code = MPI_SUCCESS;
     if (!bf->metalogs)
@@ -88,6 +89,7 @@ void ADIOI_BBFS_Flush(ADIO_File fd, int *error_code)
         ADIOI_BBFS_Log_sync(fd, error_code);
     if (bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC && bf->metalogs)
         sync_canonical(fd, error_code);
+    bf->times.sync += MPI_Wtime() - t0;
 }
 
 /* A grow of the file as every process sees it: logged.  Collective. */

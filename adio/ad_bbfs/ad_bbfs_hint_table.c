@@ -49,6 +49,8 @@ const ADIOI_BBFS_Hint ADIOI_BBFS_hint_table[] = {
      "must be between 0 (none) and 1g", "16m", 1},
     {"bbfs_progress", ADIOI_BBFS_HINT_CHOICE, FIELD(progress), bool_names, 0, 0,
      "true|false", "false", 0},
+    {"bbfs_timing", ADIOI_BBFS_HINT_CHOICE, FIELD(timing), bool_names, 0, 0,
+     "true|false", "false", 0},
     {"bbfs_salvage", ADIOI_BBFS_HINT_CHOICE, FIELD(salvage), bool_names, 0, 0,
      "true|false", "false", 0},
     {"bbfs_log_quota", ADIOI_BBFS_HINT_SIZE, FIELD(log_quota), NULL, 0, GIB(1) << 20,

@@ -48,6 +48,7 @@ typedef struct ADIOI_BBFS_Hints {
     int force_remote;           /* visibility through bbserver even on one node */
     long long read_cache;       /* bytes of other nodes' logs kept for reads */
     int progress;               /* rank 0 reports replay progress on stderr */
+    int timing;                 /* rank 0 prints where a handle's time went, at close */
     int salvage;                /* replay what damaged metalogs sealed before the damage */
     long long log_quota;        /* datalog bytes per process; 0 = as much as the disk holds */
     long long replay_buffer;    /* file bytes per process per collective write of a replay */

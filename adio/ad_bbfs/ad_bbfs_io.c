@@ -29,9 +29,16 @@ static int logged(ADIO_File fd, int dir, const void *buf, int count, MPI_Datatyp
                   int file_ptr_type, ADIO_Offset offset, int contig, ADIO_Status * status,
                   int *error_code)
 {
-    if (dir == WRITE && ADIOI_BBFS_Logging(fd))
+    if (dir == WRITE && ADIOI_BBFS_Logging(fd)) {
+        ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+        double t0 = bf->hints.timing ? MPI_Wtime() : 0;
         ADIOI_BBFS_Log_write(fd, buf, count, datatype, file_ptr_type, offset, contig, status,
                              error_code);
+        if (bf->hints.timing) {
+            bf->times.log += MPI_Wtime() - t0;
+            bf->times.calls++;
+        }
+    }
     else if (dir == READ && ADIOI_BBFS_Reads_logs(fd))
         ADIOI_BBFS_Log_read(fd, (void *) buf, count, datatype, file_ptr_type, offset, contig,
                             status, error_code);

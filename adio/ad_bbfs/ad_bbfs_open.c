@@ -57,6 +57,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     MPI_Comm lower_comm;
     ADIO_File lo;
+    double t0 = MPI_Wtime();
 
     (void) rank;
     *error_code = bf->hint_error;
@@ -118,6 +119,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         bf->lower = NULL;
         goto fn_fail;
     }
+    bf->times.open += MPI_Wtime() - t0;
     return;
 
   fn_fail:

@@ -392,7 +392,8 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         counts[s++] = (int) m[i].nwriters;
     }
     err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, servers, counts, ns, promised,
-                                 &bf->hints) : MPI_SUCCESS;
+                                 &bf->hints, bf->hints.timing ? &bf->times : NULL)
+        : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
     if (err == MPI_SUCCESS && !keep)
         remove_replayed(fd, p, m, with_own);

@@ -254,7 +254,8 @@ static int resize_to(struct replay *rp, uint64_t size, int only_grow)
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                       char *const *metalogs, char *const *servers, const int *counts,
                       int nsessions,
-                      const uint64_t * promised, const ADIOI_BBFS_Hints * h)
+                      const uint64_t * promised, const ADIOI_BBFS_Hints * h,
+                      ADIOI_BBFS_Times * times)
 {
     int nwriters = 0;
     size_t *ncounts = ADIOI_Malloc(sizeof(size_t) * nsessions);
@@ -271,8 +272,11 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct piece_vec v = { NULL, 0, 0, round_bytes };
     struct run_vec rv = { NULL, 0, 0, 0 };
     int rank, nprocs, rc, err = MPI_SUCCESS, failed;
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), lap = t0;
     uint64_t total = 0;
+    /* the seconds since the last lap go to part f of times */
+#define LAP(f) do { if (times) { double now_ = MPI_Wtime(); times->f += now_ - lap; \
+            lap = now_; } } while (0)
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
@@ -317,6 +321,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct logfs_error add_le;
     ADIOI_BBFS_Datalogs_add(&rp.logs, rp.plan, INT_MAX, &add_rc, &add_le);      /* opens nothing */
     uint64_t nepochs = logfs_plan_nepochs(rp.plan);
+    LAP(metalogs);
     for (uint64_t e = 0; e < nepochs; e++) {
         struct logfs_resize rs;
         uint64_t lo, hi, mine = 0;
@@ -372,6 +377,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         }
         long long rounds = all_st[1];
         size_t next = 0;
+        LAP(plan);
         /* Resizes are collective too: everyone calls them, errors are
          * reported at the next check. */
         int rs_err = MPI_SUCCESS;
@@ -386,6 +392,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         if (all_st[2] > 0 && (rs_err = resize_to(&rp, (uint64_t) all_st[2], 1)) != MPI_SUCCESS
             && err == MPI_SUCCESS)
             err = rs_err;
+        LAP(write);             /* (resizes write the file) */
         for (long long k = 0; k < rounds; k++) {
             struct logfs_replay_piece whole;
             const struct logfs_replay_piece *pc = NULL;
@@ -420,8 +427,10 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 else
                     want_pieces(&rp, pc, npc);
             }
+            LAP(read);
             /* Every process takes part in every round's exchange. */
             my_err = ADIOI_BBFS_Exchange_round(rp.x, err != MPI_SUCCESS);
+            LAP(exchange);
             if (my_err != MPI_SUCCESS && err == MPI_SUCCESS)
                 err = my_err;
             /* The write is collective: a process that failed still takes
@@ -434,10 +443,12 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 w_err = ADIOI_Err_create_code(myname, canonical, injected);
             if (w_err != MPI_SUCCESS && err == MPI_SUCCESS)
                 err = canonical_write_failed(myname, canonical, w_err);
+            LAP(write);
         }
         if (rs.present && (rs_err = resize_to(&rp, rs.extend_to, 1)) != MPI_SUCCESS
             && err == MPI_SUCCESS)
             err = rs_err;
+        LAP(write);
         total += logfs_plan_epoch_bytes(rp.plan, e);
         logfs_fault("replay-epoch-done");       /* (kill only) between two epochs */
         if (progress && rank == 0) {
@@ -452,6 +463,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
      * in the page cache and a process crash loses neither. */
     if (err == MPI_SUCCESS && h->durable)
         ADIO_Flush(lower, &err);
+    LAP(write);
+#undef LAP
 
   fn_exit:
     ADIOI_BBFS_Exchange_end(rp.x);

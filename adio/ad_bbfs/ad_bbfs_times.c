@@ -1,0 +1,34 @@
+/*
+ * bbfs_timing: where a handle's time went, printed by rank 0 at close, so a
+ * user (and noncontig) can see which part of an end-to-end run to blame:
+ * the open, the logged writes, the syncs, and the close split into its
+ * agreement and the replay's parts (reading the metalogs and building the
+ * plan, planning each epoch, reading the datalogs, the exchange between
+ * processes and the collective writes).  Each part is the slowest
+ * process's, so the parts need not add up to the close.
+ */
+#include "ad_bbfs.h"
+
+void ADIOI_BBFS_Times_report(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    const ADIOI_BBFS_Times *t = &bf->times;
+    double mine[9] = { t->open, t->log, t->sync, t->close, t->metalogs, t->plan, t->read,
+        t->exchange, t->write
+    }, max[9];
+    long long calls = t->calls, all_calls;
+    int rank;
+
+    MPI_Comm_rank(fd->comm, &rank);
+    MPI_Reduce(mine, max, 9, MPI_DOUBLE, MPI_MAX, 0, fd->comm);
+    MPI_Reduce(&calls, &all_calls, 1, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
+    if (rank != 0)
+        return;
+    double replay = max[4] + max[5] + max[6] + max[7] + max[8];
+    fprintf(stderr, "bbfs timing %s (slowest process per part, seconds): open %.4f, "
+            "log %.4f (%lld write calls), sync %.4f, close %.4f = replay %.4f [metalogs "
+            "and plan %.4f, epoch planning %.4f, datalog reads %.4f, exchange %.4f, "
+            "writes %.4f] + the rest %.4f\n", fd->filename, max[0], max[1], all_calls,
+            max[2], max[3], replay, max[4], max[5], max[6], max[7], max[8],
+            max[3] > replay ? max[3] - replay : 0.0);
+}

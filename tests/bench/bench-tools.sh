@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# bench-tools.sh — the benchmark tools run and write what docs/performance.md
+# is made of: noncontig and workloads (tiny sizes, 4 processes) append
+# well-formed CSV rows (every column, numbers where numbers belong, the rows
+# each mode should give), and plot.py turns them into PNG files.  No timing
+# is asserted: this machine's timings are noise at these sizes.
+#
+# Environment: MPICH_PREFIX, BUILDDIR (set by make check).
+set -u
+src=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$src/../.." && pwd)
+work="$BUILDDIR/tests/bench/work"
+fails=0
+check() {   # check DESCRIPTION COMMAND...: the command must succeed
+    local what=$1; shift
+    if "$@" >"$work/last.out" 2>&1; then echo "ok: $what"
+    else sed 's/^/  | /' "$work/last.out"; echo "FAIL: $what"; fails=$((fails+1)); fi
+}
+/usr/bin/python3 -c 'import matplotlib' 2>/dev/null \
+    || { echo "FAIL: matplotlib is missing for /usr/bin/python3: install python3-matplotlib (tools/install-deps.sh does)"; exit 1; }
+rm -rf "$work"; mkdir -p "$work/logs" "$work/files"
+export BBFS_LOGDIR="$work/logs"
+mpiexec="$MPICH_PREFIX/bin/mpiexec"
+
+check "noncontig: two element sizes, two rounds, CSV, the time breakdown" \
+    bash -c '"$@" >"$0" 2>&1' "$work/noncontig.out" \
+    "$mpiexec" -n 4 "$BUILDDIR/noncontig/noncontig" -dir "$work/files" -elmtsize 8,4k -mib 1 \
+    -repeat 2 -warm 4 -csv "$work/bench.csv" -label tools-check -breakdown yes
+# bbfs_timing: a line per end-to-end run of the first round (independent and
+# collective, two sizes), naming the calls logged: 1 MiB of 8-byte elements
+# is one strided write call per process, 4 in all
+check "bbfs_timing printed a breakdown for each end-to-end run, with the calls logged" \
+    bash -c 'test "$(grep -c "^bbfs timing .*noncontig.bbfs_.*(4 write calls).*replay" "$0")" -eq 4' \
+    "$work/noncontig.out"
+check "noncontig printed a summary line for each size" \
+    bash -c 'grep -A3 "^summary" "$0" | grep -Eq "^ +4096 +1.0 " && grep -A3 "^summary" "$0" | grep -Eq "^ +8 +1.0 "' \
+    "$work/noncontig.out"
+check "workloads: every workload at one size, every mode, CSV (same file)" \
+    "$mpiexec" -n 4 "$BUILDDIR/noncontig/workloads" -dir "$work/files" -size 8k -accesses 3 \
+    -dlsize 4k -samples 4 -repeat 2 -warm 4 -csv "$work/bench.csv" -label tools-check
+check "the CSV: a header per tool, every row complete, the rows expected" \
+    /usr/bin/python3 - "$work/bench.csv" <<'PY'
+import csv, sys
+lines = open(sys.argv[1], newline="").read().splitlines()
+headers = [i for i, l in enumerate(lines) if l.startswith("bench,")]
+assert len(headers) == 2, f"expected a header per tool, found {len(headers)}"
+counts = {}
+for start, end in zip(headers, headers[1:] + [len(lines)]):
+    rows = list(csv.DictReader(lines[start:end]))
+    for r in rows:
+        assert None not in r and None not in r.values(), f"row with a wrong column count: {r}"
+        for k in ("nodes", "nprocs", "runs", "median_s", "min_s", "max_s", "mib_s"):
+            float(r[k])
+        assert 0 < float(r["min_s"]) <= float(r["median_s"]) <= float(r["max_s"]), r
+        assert r["runs"] == "2", r
+        counts[r["bench"]] = counts.get(r["bench"], 0) + 1
+# noncontig: raw, 2 x ufs:, 6 bbfs rows, per size; workloads: 7 modes x
+# (cn-w, sn-w: write; cc-r, cs-r, dl: write and read)
+assert counts == {"noncontig": 2 * 9, "workloads": 7 * 8}, counts
+print("rows:", counts)
+PY
+check "plot.py: PNG plots of both tools" \
+    /usr/bin/python3 "$top/noncontig/plot.py" "$work/bench.csv" -o "$work/plots"
+n=0
+for p in "$work"/plots/*.png; do
+    [ -f "$p" ] || continue
+    if [ "$(head -c 8 "$p" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] \
+       && [ "$(stat -c %s "$p")" -gt 10000 ]; then n=$((n+1))
+    else echo "FAIL: $p is not a PNG of a plot"; fails=$((fails+1)); fi
+done
+# noncontig: bandwidth and ratio; workloads: write and read
+[ "$n" -eq 4 ] && echo "ok: 4 PNG plots" || { echo "FAIL: $n PNG plots, expected 4"; fails=$((fails+1)); }
+check "noncontig refuses a bad element size with its usage" \
+    bash -c '! "$0" -n 2 "$1" -elmtsize 8x >"$2" 2>&1 && grep -q "usage: noncontig" "$2"' \
+    "$mpiexec" "$BUILDDIR/noncontig/noncontig" "$work/usage.out"
+[ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
