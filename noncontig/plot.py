@@ -53,6 +53,14 @@ def size_label(b):
     return f"{b}B"
 
 
+def save(fig, outdir, name):
+    path = os.path.join(outdir, name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def plot_noncontig(rows, outdir):
     made = []
     groups = collections.defaultdict(list)
@@ -77,11 +85,7 @@ def plot_noncontig(rows, outdir):
         ax.set_title(f"noncontig, {tag}")
         ax.legend(fontsize=7)
         ax.grid(True, which="both", alpha=0.3)
-        path = os.path.join(outdir, f"noncontig-bandwidth-{tag}.png")
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        made.append(path)
+        made.append(save(fig, outdir, f"noncontig-bandwidth-{tag}.png"))
 
         ratio = [(n, by) for n, by in series.items()
                  if not n.startswith(("raw", "ufs:"))]
@@ -98,11 +102,7 @@ def plot_noncontig(rows, outdir):
         ax.set_ylabel("x stock ROMIO (ratio of medians)")
         ax.set_title(f"bbfs against stock ROMIO, {tag}")
         ax.legend(fontsize=7)
-        path = os.path.join(outdir, f"noncontig-ratio-{tag}.png")
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        made.append(path)
+        made.append(save(fig, outdir, f"noncontig-ratio-{tag}.png"))
     return made
 
 
@@ -137,11 +137,7 @@ def plot_workloads(rows, outdir):
         ax.set_ylabel(f"{phase} MiB/s (median)")
         ax.set_title(f"the paper's workloads, {phase} phase, {tag}")
         ax.legend(fontsize=7, ncol=2)
-        path = os.path.join(outdir, f"workloads-{phase}-{tag}.png")
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        made.append(path)
+        made.append(save(fig, outdir, f"workloads-{phase}-{tag}.png"))
     return made
 
 

@@ -94,6 +94,28 @@ static void fail(const char *what)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/* A phase's accesses: off[i] < 0 is none (a collective mode still takes
+ * part, with no bytes). */
+static void access_phase(MPI_File fh, int write, int coll, const long long *off, int n,
+                         unsigned char *buf, long long s)
+{
+    for (int i = 0; i < n; i++) {
+        int has = off[i] >= 0, err = MPI_SUCCESS;
+        MPI_Offset o = has ? off[i] : 0;
+        int count = has ? (int) s : 0;
+        if (coll)
+            err = write ? MPI_File_write_at_all(fh, o, buf + i * s, count, MPI_BYTE,
+                                                MPI_STATUS_IGNORE)
+                : MPI_File_read_at_all(fh, o, buf + i * s, count, MPI_BYTE, MPI_STATUS_IGNORE);
+        else if (has)
+            err = write ? MPI_File_write_at(fh, o, buf + i * s, count, MPI_BYTE,
+                                            MPI_STATUS_IGNORE)
+                : MPI_File_read_at(fh, o, buf + i * s, count, MPI_BYTE, MPI_STATUS_IGNORE);
+        if (err)
+            fail(write ? "a write failed" : "a read failed");
+    }
+}
+
 /* One run: seconds of the write and the read phase (slowest process; read
  * -1 when there is none), -2 on a wrong byte. */
 static void run(const struct params *p, const struct mode *md, unsigned char *wbuf,
@@ -126,17 +148,7 @@ static void run(const struct params *p, const struct mode *md, unsigned char *wb
     double t0 = MPI_Wtime();
     if (MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh))
         fail("cannot open the file for the write phase");
-    for (int i = 0; i < accesses[0]; i++) {
-        int has = off[0][i] >= 0, err;
-        MPI_Offset o = has ? off[0][i] : 0;
-        int count = has ? (int) p->s : 0;
-        err = md->coll ? MPI_File_write_at_all(fh, o, wbuf + i * p->s, count, MPI_BYTE,
-                                               MPI_STATUS_IGNORE)
-            : has ? MPI_File_write_at(fh, o, wbuf + i * p->s, count, MPI_BYTE, MPI_STATUS_IGNORE)
-            : MPI_SUCCESS;
-        if (err)
-            fail("a write failed");
-    }
+    access_phase(fh, 1, md->coll, off[0], accesses[0], wbuf, p->s);
     const char *c = md->consistency ? md->consistency : "mpiio";
     if (!strcmp(c, "session"))
         MPI_File_close(&fh);
@@ -159,17 +171,7 @@ static void run(const struct params *p, const struct mode *md, unsigned char *wb
         if (!strcmp(c, "session")
             && MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, info, &fh))
             fail("cannot open the file for the read phase");
-        for (int i = 0; i < accesses[1]; i++) {
-            int has = off[1][i] >= 0, err;
-            MPI_Offset o = has ? off[1][i] : 0;
-            int count = has ? (int) p->s : 0;
-            err = md->coll ? MPI_File_read_at_all(fh, o, rbuf + i * p->s, count, MPI_BYTE,
-                                                  MPI_STATUS_IGNORE)
-                : has ? MPI_File_read_at(fh, o, rbuf + i * p->s, count, MPI_BYTE,
-                                         MPI_STATUS_IGNORE) : MPI_SUCCESS;
-            if (err)
-                fail("a read failed");
-        }
+        access_phase(fh, 0, md->coll, off[1], accesses[1], rbuf, p->s);
         t[1] = bench_slowest(t0, MPI_COMM_WORLD);
         for (int i = 0; i < accesses[1] && !bad; i++)
             for (long long b = 0; off[1][i] >= 0 && b < p->s && !bad; b++)
@@ -194,6 +196,27 @@ static double phase_bytes(const struct params *p, int phase)
     if (p->w <= SN_W)
         return phase ? 0 : (double) nprocs * p->m * p->s;
     return (double) (phase ? nprocs - half : half) * p->m * p->s;
+}
+
+/* Marks in chosen[] the names a comma list gives (list NULL: all of them).
+ * @return how many, or -1 when it names something else. */
+static int choose(const char *list, const char *const *names, int n, int *chosen)
+{
+    int count = 0;
+    for (int k = 0; k < n; k++)
+        count += chosen[k] = list == NULL;
+    for (const char *a = list; a && *a;) {
+        size_t len = strcspn(a, ",");
+        int k = 0;
+        while (k < n && (strlen(names[k]) != len || strncmp(a, names[k], len)))
+            k++;
+        if (k == n)
+            return -1;
+        count += !chosen[k];
+        chosen[k] = 1;
+        a += len + (a[len] == ',');
+    }
+    return count;
 }
 
 static void usage(void)
@@ -223,7 +246,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-    const char *dir = ".", *csv_path = NULL, *label = "", *wl = "cn-w,sn-w,cc-r,cs-r,dl";
+    const char *dir = ".", *csv_path = NULL, *label = "", *wl = NULL;
     const char *modes_s = NULL;
     long long sizes[8] = { 8 << 10, 8 << 20 }, dlsize = 116 << 10;
     int nsizes = 2, m = 10, samples = 32, repeat = 5;
@@ -265,20 +288,17 @@ int main(int argc, char **argv)
         else
             usage();
     }
-    int use[NMODES], nuse = 0, wanted[NWORKLOADS] = { 0 };
-    for (int k = 0; k < NMODES; k++) {
-        const char *hit = modes_s ? strstr(modes_s, all_modes[k].name) : "";
-        size_t len = strlen(all_modes[k].name);
-        /* whole names only: "posix" must not match inside another */
-        if (hit && (hit == modes_s || !modes_s || hit[-1] == ',')
-            && (!modes_s || hit[len] == ',' || hit[len] == '\0'))
+    const char *mode_names[NMODES];
+    int chosen[NMODES], use[NMODES], nuse = 0, wanted[NWORKLOADS];
+    for (int k = 0; k < NMODES; k++)
+        mode_names[k] = all_modes[k].name;
+    if (choose(modes_s, mode_names, NMODES, chosen) < 1
+        || choose(wl, workload_names, NWORKLOADS, wanted) < 1)
+        usage();
+    for (int k = 0; k < NMODES; k++)
+        if (chosen[k])
             use[nuse++] = k;
-    }
-    for (int k = 0; k < NWORKLOADS; k++) {
-        const char *hit = strstr(wl, workload_names[k]);
-        wanted[k] = hit && (hit == wl || hit[-1] == ',') && (hit[4] == ',' || hit[4] == '\0');
-    }
-    if (nuse == 0 || m < 1 || samples < 1 || repeat < 1 || repeat > 64 || warm < 0
+    if (m < 1 || samples < 1 || repeat < 1 || repeat > 64 || warm < 0
         || nprocs < 2 || dlsize < 1 || dlsize > (1 << 30))
         usage();
     for (int s = 0; s < nsizes; s++)

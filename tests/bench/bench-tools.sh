@@ -73,4 +73,7 @@ done
 check "noncontig refuses a bad element size with its usage" \
     bash -c '! "$0" -n 2 "$1" -elmtsize 8x >"$2" 2>&1 && grep -q "usage: noncontig" "$2"' \
     "$mpiexec" "$BUILDDIR/noncontig/noncontig" "$work/usage.out"
+check "workloads refuses a mode it does not know with its usage" \
+    bash -c '! "$0" -n 2 "$1" -modes mpiio,mpio >"$2" 2>&1 && grep -q "usage: workloads" "$2"' \
+    "$mpiexec" "$BUILDDIR/noncontig/workloads" "$work/usage.out"
 [ $fails -eq 0 ] || { echo "$fails check(s) failed"; exit 1; }
