@@ -6,7 +6,11 @@
  * tied to its connection; once complete the job goes to the FIFO of the
  * worker that owns its file; the worker runs bbs_serve and puts the reply
  * on the done list and writes the wake-up eventfd; the talking thread
- * sends it on the connection's endpoint.  A connection whose peer died is
+ * sends it on the connection's endpoint.  A small map request (not a read
+ * or an export, which touch the disk) whose worker is idle with an empty
+ * FIFO is served by the talking thread itself: order per file is the same,
+ * and it saves two thread wake-ups, which cost about 35 us each between
+ * the cores of a VM (more than the request itself).  A connection whose peer died is
  * marked by its error callback and closed once no job refers to it.
  */
 #ifndef _GNU_SOURCE
@@ -59,6 +63,7 @@ struct worker {
     struct server *s;
     pthread_t thread;
     struct queue q;
+    int busy;                   /* serving a job (under q.lock) */
     struct bbs_ownmap *map;
 };
 
@@ -142,6 +147,31 @@ static int worker_of(const struct server *s, const uint8_t *msg, size_t len)
     return (int) (h % (uint64_t) s->nw);
 }
 
+static void serve_job(struct server *s, struct worker *w, struct job *j)
+{
+    if (bbs_serve(w->map, &s->conf, &s->stats, j->in->buf, j->in->len, &j->reply) != 0)
+        j->reply.len = 0;       /* no memory even for the reply: the client times out */
+}
+
+/* Serve j on the talking thread if it is a small map request and its
+ * worker has nothing before it (so the file's order holds); @return 1 if
+ * served. */
+static int serve_here(struct server *s, struct worker *w, struct job *j)
+{
+    enum { SMALL = 64 * 1024 };
+    uint16_t op = bbs_peek_op(j->in->buf, j->in->len);
+    int idle;
+    if (op == BBS_READ || op == BBS_EXPORT || op == BBS_REMOVE || j->in->len > SMALL)
+        return 0;
+    pthread_mutex_lock(&w->q.lock);
+    idle = !w->q.head && !w->busy;
+    pthread_mutex_unlock(&w->q.lock);
+    if (!idle)
+        return 0;               /* only this thread queues: it stays idle while we serve */
+    serve_job(s, w, j);
+    return 1;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -155,12 +185,15 @@ static void *worker_main(void *arg)
             w->q.head = j->next;
             if (!w->q.head)
                 w->q.tail = NULL;
+            w->busy = 1;
         }
         pthread_mutex_unlock(&w->q.lock);
         if (!j)
             return NULL;        /* stop, and the queue is empty */
-        if (bbs_serve(w->map, &s->conf, &s->stats, j->in->buf, j->in->len, &j->reply) != 0)
-            j->reply.len = 0;   /* no memory even for the reply: the client times out */
+        serve_job(s, w, j);
+        pthread_mutex_lock(&w->q.lock);
+        w->busy = 0;
+        pthread_mutex_unlock(&w->q.lock);
         queue_push(&s->done, j);
         uint64_t one = 1;
         if (write(s->wake, &one, sizeof(one)) < 0)
@@ -236,6 +269,36 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
     return j->in->desc ? UCS_INPROGRESS : UCS_OK;
 }
 
+static void send_done(void *request, ucs_status_t status, void *user_data)
+{
+    (void) request;
+    (void) status;
+    free(user_data);
+}
+
+/* Send j's reply (if its client is still there) and free j. */
+static void send_reply(struct job *j)
+{
+    if (!j->conn->dead && j->reply.len) {
+        ucp_request_param_t p;
+        memset(&p, 0, sizeof(p));
+        p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
+            | UCP_OP_ATTR_FIELD_FLAGS;
+        p.cb.send = send_done;
+        p.user_data = j->reply.p;       /* freed when sent */
+        p.flags = UCP_AM_SEND_FLAG_REPLY;
+        ucs_status_t st = bbs_ucx_release(ucp_am_send_nbx(j->conn->ep, BBS_AM_REPLY, NULL, 0,
+                                                          j->reply.p, j->reply.len, &p));
+        if (st != UCS_INPROGRESS)
+            free(j->reply.p);
+        j->reply.p = NULL;
+    }
+    j->conn->refs--;
+    bbs_buf_free(&j->reply);
+    bbs_incoming_free(j->in);
+    free(j);
+}
+
 /* Received jobs to their workers; rendezvous receives started. */
 static void dispatch(struct server *s)
 {
@@ -256,39 +319,18 @@ static void dispatch(struct server *s)
             continue;
         }
         struct worker *w = &s->w[worker_of(s, j->in->buf, j->in->len)];
-        queue_push(&w->q, j);
+        if (serve_here(s, w, j))
+            send_reply(j);
+        else
+            queue_push(&w->q, j);
     }
-}
-
-static void send_done(void *request, ucs_status_t status, void *user_data)
-{
-    (void) request;
-    (void) status;
-    free(user_data);
 }
 
 static void send_replies(struct server *s)
 {
     for (struct job *j = queue_take_all(&s->done), *next; j; j = next) {
         next = j->next;
-        if (!j->conn->dead && j->reply.len) {
-            ucp_request_param_t p;
-            memset(&p, 0, sizeof(p));
-            p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
-                | UCP_OP_ATTR_FIELD_FLAGS;
-            p.cb.send = send_done;
-            p.user_data = j->reply.p;   /* freed when sent */
-            p.flags = UCP_AM_SEND_FLAG_REPLY;
-            ucs_status_t st = bbs_ucx_release(ucp_am_send_nbx(j->conn->ep, BBS_AM_REPLY, NULL, 0,
-                                                              j->reply.p, j->reply.len, &p));
-            if (st != UCS_INPROGRESS)
-                free(j->reply.p);
-            j->reply.p = NULL;
-        }
-        j->conn->refs--;
-        bbs_buf_free(&j->reply);
-        bbs_incoming_free(j->in);
-        free(j);
+        send_reply(j);
     }
 }
 
