@@ -42,6 +42,10 @@ typedef struct ADIOI_BBFS_Times {
     double open, log, sync, close;      /* the calls, whole */
     double metalogs, plan, read, exchange, write;       /* replays (inside close or open) */
     long long calls;            /* logged write calls */
+    /* replays' counts, which docs/performance.md's scaling model predicts */
+    long long epochs, rounds;   /* epochs replayed; exchange rounds over them */
+    long long metalog_bytes;    /* metalog bytes every process gathered */
+    long long wants, moved;     /* datalog ranges asked of, and bytes sent to, others */
 } ADIOI_BBFS_Times;
 
 typedef struct ADIOI_BBFS_File {
@@ -368,6 +372,9 @@ void ADIOI_BBFS_Exchange_place(ADIOI_BBFS_Exchange * x, char *dest, uint64_t len
                                uint64_t count, uint64_t stride);
 int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed);
 void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x);
+/* Adds this exchange's counts (rounds, metalog bytes, wants, bytes moved
+ * to other processes) to times (x may be NULL: nothing to add). */
+void ADIOI_BBFS_Exchange_count(const ADIOI_BBFS_Exchange * x, ADIOI_BBFS_Times * times);
 
 /* ad_bbfs_datalogs.c: all writers of a plan; read returns an MPI error code */
 /* Append the plan's writers; returns the table index of its writer 0.

@@ -50,6 +50,7 @@ struct ADIOI_BBFS_Exchange {
     struct place *place;
     size_t nplace, capplace;
     uint64_t wanted;            /* bytes of all wants */
+    long long rounds, metalog_bytes, wants, moved;      /* (bbfs_timing's counts) */
     /* Per-round buffers, kept for the replay's next rounds: one
      * allocation per replay, not several per round. */
     int *scount, *rcount, *sdispl, *rdispl;
@@ -242,6 +243,7 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     for (int p = 1; p < x->nprocs; p++)
         displs[p] = displs[p - 1] + counts[p - 1];
     bytes = ADIOI_Malloc(total ? total : 1);
+    x->metalog_bytes = total;
     MPI_Allgatherv(mine, (int) nmine, MPI_BYTE, bytes, counts, displs, MPI_BYTE, comm);
 
     /* Each writer's bytes: its host's part, in writer order. */
@@ -435,6 +437,10 @@ int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed)
         ADIOI_Free(fill);
     }
     MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, x->comm);
+    x->rounds++;
+    for (int p = 0; p < np; p++)
+        if (p != x->rank)
+            x->wants += scount[p];
     int nasked = 0;
     for (int p = 0; p < np; p++) {
         rdispl[p] = nasked;
@@ -496,6 +502,9 @@ int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed)
             sdispl[p] = at;
             at += scount[p];
         }
+        for (int p = 0; p < np; p++)
+            if (p != x->rank)
+                x->moved += rcount[p];
         got = room(&x->got, x->wanted ? x->wanted : 1);
         MPI_Alltoallv(back, rcount, rdispl, MPI_BYTE, got, scount, sdispl, MPI_BYTE, x->comm);
     }
@@ -524,6 +533,16 @@ int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed)
     x->nwant = x->nplace = 0;
     x->wanted = 0;
     return err;
+}
+
+void ADIOI_BBFS_Exchange_count(const ADIOI_BBFS_Exchange * x, ADIOI_BBFS_Times * times)
+{
+    if (!x || !times)
+        return;
+    times->rounds += x->rounds;
+    times->metalog_bytes += x->metalog_bytes;
+    times->wants += x->wants;
+    times->moved += x->moved;
 }
 
 void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x)

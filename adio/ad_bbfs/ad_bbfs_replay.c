@@ -321,6 +321,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct logfs_error add_le;
     ADIOI_BBFS_Datalogs_add(&rp.logs, rp.plan, INT_MAX, &add_rc, &add_le);      /* opens nothing */
     uint64_t nepochs = logfs_plan_nepochs(rp.plan);
+    if (times)
+        times->epochs += (long long) nepochs;
     LAP(metalogs);
     for (uint64_t e = 0; e < nepochs; e++) {
         struct logfs_resize rs;
@@ -467,6 +469,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
 #undef LAP
 
   fn_exit:
+    ADIOI_BBFS_Exchange_count(rp.x, times);
     ADIOI_BBFS_Exchange_end(rp.x);
     ADIOI_BBFS_Datalogs_free(&rp.logs);
     ADIOI_BBFS_FREE(rp.buf);

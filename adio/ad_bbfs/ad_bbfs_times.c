@@ -16,19 +16,27 @@ void ADIOI_BBFS_Times_report(ADIO_File fd)
     double mine[9] = { t->open, t->log, t->sync, t->close, t->metalogs, t->plan, t->read,
         t->exchange, t->write
     }, max[9];
-    long long calls = t->calls, all_calls;
+    /* calls, wants and bytes moved are summed; the rest are alike everywhere */
+    long long sum_in[3] = { t->calls, t->wants, t->moved }, sum[3];
+    long long max_in[3] = { t->epochs, t->rounds, t->metalog_bytes }, most[3];
     int rank;
 
     MPI_Comm_rank(fd->comm, &rank);
     MPI_Reduce(mine, max, 9, MPI_DOUBLE, MPI_MAX, 0, fd->comm);
-    MPI_Reduce(&calls, &all_calls, 1, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
+    MPI_Reduce(sum_in, sum, 3, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
+    MPI_Reduce(max_in, most, 3, MPI_LONG_LONG, MPI_MAX, 0, fd->comm);
     if (rank != 0)
         return;
     double replay = max[4] + max[5] + max[6] + max[7] + max[8];
     fprintf(stderr, "bbfs timing %s (slowest process per part, seconds): open %.4f, "
             "log %.4f (%lld write calls), sync %.4f, close %.4f = replay %.4f [metalogs "
             "and plan %.4f, epoch planning %.4f, datalog reads %.4f, exchange %.4f, "
-            "writes %.4f] + the rest %.4f\n", fd->filename, max[0], max[1], all_calls,
+            "writes %.4f] + the rest %.4f\n", fd->filename, max[0], max[1], sum[0],
             max[2], max[3], replay, max[4], max[5], max[6], max[7], max[8],
             max[3] > replay ? max[3] - replay : 0.0);
+    if (most[0] > 0)
+        fprintf(stderr, "bbfs counts %s: %lld epochs in %lld exchange rounds, %lld metalog "
+                "bytes gathered by each process, %lld datalog ranges asked of other "
+                "processes and %lld bytes sent to them (all processes)\n", fd->filename,
+                most[0], most[1], most[2], sum[1], sum[2]);
 }

@@ -32,6 +32,13 @@ check "noncontig: two element sizes, two rounds, CSV, the time breakdown" \
 check "bbfs_timing printed a breakdown for each end-to-end run, with the calls logged" \
     bash -c 'test "$(grep -c "^bbfs timing .*noncontig.bbfs_.*(4 write calls).*replay" "$0")" -eq 4' \
     "$work/noncontig.out"
+# and the replay's counts, which the scaling model predicts: each process's
+# domain is a quarter of the file, one round, and it asks each of the 3
+# others for one datalog range (its elements there are consecutive in the
+# writer's log) and gets 3/4 of its 256 KiB from them
+check "bbfs_timing counted one epoch, one round, 12 ranges and 3/4 of 1 MiB moved" \
+    bash -c 'test "$(grep -c "^bbfs counts .*noncontig.bbfs_.*: 1 epochs in 1 exchange rounds, .* 12 datalog ranges asked of other processes and 786432 bytes sent" "$0")" -eq 4' \
+    "$work/noncontig.out"
 check "noncontig printed a summary line for each size" \
     bash -c 'grep -A3 "^summary" "$0" | grep -Eq "^ +4096 +1.0 " && grep -A3 "^summary" "$0" | grep -Eq "^ +8 +1.0 "' \
     "$work/noncontig.out"
