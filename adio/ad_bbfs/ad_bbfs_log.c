@@ -40,6 +40,73 @@ static void free_metalogs(ADIOI_BBFS_File * bf)
     ADIOI_BBFS_FREE(bf->manifest);
 }
 
+/* A writer as the others see it: pointers into gather_ids' packed bytes. */
+struct writer_id {
+    int err_class;              /* its logs could not be created (0: they were) */
+    const char *path, *host, *server;
+};
+
+/* Every process's metalog path, host name and node server (err: this
+ * process's failure to create its logs), as NUL-terminated strings in one
+ * allgather; *all points into *packed.  Collective; @return an error every
+ * process returns alike. */
+static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **packed)
+{
+    static char myname[] = "ADIOI_BBFS_GATHER_IDS";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int n = bf->nwriters, err_class = 0;
+    char host[LOGFS_MANIFEST_HOST_MAX] = "", cls[16];
+
+    if (err != MPI_SUCCESS)
+        MPI_Error_class(err, &err_class);
+    gethostname(host, sizeof(host) - 1);
+    snprintf(cls, sizeof(cls), "%d", err_class);
+    const char *path = err == MPI_SUCCESS ? logfs_writer_metalog_path(bf->writer) : "";
+    const char *server = ADIOI_BBFS_Server_node(bf);
+    const char *part[4] = { cls, path, host, server };
+    int len = 0;
+    for (int i = 0; i < 4; i++)
+        len += (int) strlen(part[i]) + 1;
+    char *mine = ADIOI_Malloc((size_t) len);
+    for (int i = 0, at = 0; i < 4; i++) {
+        memcpy(mine + at, part[i], strlen(part[i]) + 1);
+        at += (int) strlen(part[i]) + 1;
+    }
+
+    int *counts = ADIOI_Malloc(sizeof(int) * n), *displs = ADIOI_Malloc(sizeof(int) * n);
+    MPI_Allgather(&len, 1, MPI_INT, counts, 1, MPI_INT, fd->comm);
+    long long total = 0;
+    for (int r = 0; r < n; r++) {
+        displs[r] = (int) total;
+        total += counts[r];
+    }
+    if (total > INT_MAX) {      /* (alike everywhere) */
+        ADIOI_Free(mine);
+        ADIOI_Free(counts);
+        ADIOI_Free(displs);
+        return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                    MPI_ERR_IO, "**io", "bbfs: the processes' log names "
+                                    "exceed 2 GiB; use a shorter bbfs_logdir");
+    }
+    *packed = ADIOI_Malloc((size_t) total);
+    MPI_Allgatherv(mine, len, MPI_BYTE, *packed, counts, displs, MPI_BYTE, fd->comm);
+    *all = ADIOI_Malloc(sizeof(**all) * n);
+    for (int r = 0; r < n; r++) {
+        const char *p = *packed + displs[r];
+        (*all)[r].err_class = atoi(p);
+        p += strlen(p) + 1;
+        (*all)[r].path = p;
+        p += strlen(p) + 1;
+        (*all)[r].host = p;
+        p += strlen(p) + 1;
+        (*all)[r].server = p;
+    }
+    ADIOI_Free(mine);
+    ADIOI_Free(counts);
+    ADIOI_Free(displs);
+    return MPI_SUCCESS;
+}
+
 /* Create this process's logs and the manifest naming everyone's. */
 static void log_start(ADIO_File fd, int *error_code)
 {
@@ -83,29 +150,22 @@ static void log_start(ADIO_File fd, int *error_code)
     }
 
     /* One exchange: everyone's metalog path, host and node server (readers
-     * need the paths, the manifest all), and whether everyone got logs. */
-    struct {
-        int err_class;
-        char path[PATH_MAX];
-        char host[LOGFS_MANIFEST_HOST_MAX];
-        char server[LOGFS_MANIFEST_HOST_MAX];
-    } mine, *all = ADIOI_Malloc(sizeof(mine) * bf->nwriters);
-    memset(&mine, 0, sizeof(mine));
-    if (err != MPI_SUCCESS)
-        MPI_Error_class(err, &mine.err_class);
-    else
-        snprintf(mine.path, sizeof(mine.path), "%s", logfs_writer_metalog_path(bf->writer));
-    gethostname(mine.host, sizeof(mine.host) - 1);
-    snprintf(mine.server, sizeof(mine.server), "%s", ADIOI_BBFS_Server_node(bf));
-    MPI_Allgather(&mine, (int) sizeof(mine), MPI_BYTE, all, (int) sizeof(mine), MPI_BYTE,
-                  fd->comm);
+     * need the paths, the manifest all), and whether everyone got logs.
+     * Packed as strings, about 100 bytes a process: fixed-size records
+     * would be 4.6 KB each, 150 MB in every process at 32k processes. */
+    struct writer_id *all = NULL;
+    char *packed = NULL;
+    int g_err = gather_ids(fd, err, &all, &packed);
+    if (err == MPI_SUCCESS)
+        err = g_err;            /* (this process's own failure says more) */
     for (int r = 0; r < bf->nwriters && err == MPI_SUCCESS; r++)
         if (all[r].err_class != 0)
             err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                        all[r].err_class, "**io", "bbfs: cannot create logs "
                                        "on process %d (see its error)", r);
     if (err != MPI_SUCCESS) {
-        ADIOI_Free(all);
+        ADIOI_BBFS_FREE(all);
+        ADIOI_BBFS_FREE(packed);
         *error_code = err;
         goto fn_fail;
     }
@@ -127,6 +187,7 @@ static void log_start(ADIO_File fd, int *error_code)
                                    ". or .. parts, and host names may not hold blanks");
     }
     ADIOI_BBFS_FREE(all);
+    ADIOI_BBFS_FREE(packed);
     *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
     if (*error_code == MPI_SUCCESS)
         return;
