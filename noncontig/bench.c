@@ -143,3 +143,22 @@ int bench_parse_sizes(const char *s, long long *v, int max)
     }
     return n;
 }
+
+int bench_choose(const char *list, const char *const *names, int n, int *chosen)
+{
+    int count = 0;
+    for (int k = 0; k < n; k++)
+        count += chosen[k] = list == NULL;
+    for (const char *a = list; a && *a;) {
+        size_t len = strcspn(a, ",");
+        int k = 0;
+        while (k < n && (strlen(names[k]) != len || strncmp(a, names[k], len)))
+            k++;
+        if (k == n)
+            return -1;
+        count += !chosen[k];
+        chosen[k] = 1;
+        a += len + (a[len] == ',');
+    }
+    return count;
+}

@@ -42,4 +42,8 @@ FILE *bench_csv_open(const char *path, const char *header);
  * how many, or -1 on a bad one. */
 int bench_parse_sizes(const char *s, long long *v, int max);
 
+/* Marks in chosen[] the names a comma list gives (list NULL: all n of
+ * them).  @return how many, or -1 when it names something else. */
+int bench_choose(const char *list, const char *const *names, int n, int *chosen);
+
 #endif

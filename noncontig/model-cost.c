@@ -19,6 +19,7 @@
  *
  * usage: mpiexec -n 4 model-cost [-dir DIR] [-elmtsize B] [-veclen N]
  *                                [-steps S] [-repeats R]
+ *                                [-modes ufs,mpiio,collective,posix]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@
 static int rank, nprocs;
 
 struct mode {
+    const char *key;            /* -modes */
     const char *name;
     const char *prefix;
     const char *consistency;    /* NULL: not bbfs */
@@ -37,10 +39,10 @@ struct mode {
 };
 
 static const struct mode modes[] = {
-    {"ufs: sync-barrier-sync", "ufs:", NULL, 1},
-    {"bbfs: mpiio, sync-barrier-sync", "bbfs:", "mpiio", 1},
-    {"bbfs: collective, no sync", "bbfs:", "collective", 0},
-    {"bbfs: posix, no sync", "bbfs:", "posix", 0},
+    {"ufs", "ufs: sync-barrier-sync", "ufs:", NULL, 1},
+    {"mpiio", "bbfs: mpiio, sync-barrier-sync", "bbfs:", "mpiio", 1},
+    {"collective", "bbfs: collective, no sync", "bbfs:", "collective", 0},
+    {"posix", "bbfs: posix, no sync", "bbfs:", "posix", 0},
 };
 #define NMODES (int) (sizeof(modes) / sizeof(modes[0]))
 
@@ -102,11 +104,21 @@ static double run(const struct mode *m, const char *dir, int elmt, long veclen, 
     return allbad ? -1 : tmax;
 }
 
+static void usage(void)
+{
+    if (rank == 0)
+        fprintf(stderr, "usage: model-cost [-dir DIR] [-elmtsize B] [-veclen N] [-steps S] "
+                "[-repeats R] [-modes ufs,mpiio,collective,posix]\n");
+    MPI_Finalize();
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = "/tmp";
     int elmt = 8, steps = 16, repeats = 5;
     long veclen = 16384;
+    const char *modes_s = NULL;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -122,13 +134,19 @@ int main(int argc, char **argv)
             steps = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-repeats"))
             repeats = atoi(argv[i + 1]);
-        else {
-            if (rank == 0)
-                fprintf(stderr, "usage: model-cost [-dir DIR] [-elmtsize B] [-veclen N] "
-                        "[-steps S] [-repeats R]\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
+        else if (!strcmp(argv[i], "-modes"))
+            modes_s = argv[i + 1];
+        else
+            usage();
     }
+    if ((argc - 1) % 2)
+        usage();
+    const char *keys[NMODES];
+    int use[NMODES];
+    for (int k = 0; k < NMODES; k++)
+        keys[k] = modes[k].key;
+    if (bench_choose(modes_s, keys, NMODES, use) < 1)
+        usage();
     if (elmt < 1 || veclen < 1 || steps < 1 || repeats < 1) {
         if (rank == 0)
             fprintf(stderr, "model-cost: sizes, steps and repeats must be positive\n");
@@ -140,9 +158,12 @@ int main(int argc, char **argv)
 
     memset(buf, 1, (size_t) (veclen * elmt));   /* warm the buffer's pages */
     for (int k = 0; k < NMODES; k++)            /* and each mode's code paths */
-        run(&modes[k], dir, elmt, veclen, 1, buf);
+        if (use[k])
+            run(&modes[k], dir, elmt, veclen, 1, buf);
     for (int r = 0; r < repeats; r++)
         for (int k = 0; k < NMODES; k++) {
+            if (!use[k])
+                continue;
             bench_warm(dir, 256, MPI_COMM_WORLD);
             t[k * repeats + r] = run(&modes[k], dir, elmt, veclen, steps, buf);
             failed |= t[k * repeats + r] < 0;
@@ -155,6 +176,8 @@ int main(int argc, char **argv)
                (double) elmt * veclen * nprocs / 1048576.0, repeats);
         printf("%-34s %9s %9s %9s %10s\n", "mode", "median s", "min s", "max s", "vs ufs:");
         for (int k = 0; k < NMODES; k++) {
+            if (!use[k])
+                continue;
             struct bench_stat st = bench_stat(t + k * repeats, repeats);
             if (k == 0)
                 ufs_med = st.median;
@@ -162,7 +185,7 @@ int main(int argc, char **argv)
                 printf("%-34s  WRONG DATA READ BACK\n", modes[k].name);
             else
                 printf("%-34s %9.4f %9.4f %9.4f %9.2fx\n", modes[k].name, st.median, st.min,
-                       st.max, st.median > 0 ? ufs_med / st.median : 0.0);
+                       st.max, st.median > 0 && ufs_med > 0 ? ufs_med / st.median : 0.0);
         }
     }
     free(buf);

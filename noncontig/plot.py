@@ -127,9 +127,10 @@ def plot_workloads(rows, outdir):
                 mibs, med = float(r["mib_s"]), float(r["median_s"])
                 xs.append(k + i * width)
                 ys.append(mibs)
-                # bandwidth bounds from the fastest and slowest run
-                lo.append(mibs - mibs * med / float(r["max_s"]))
-                hi.append(mibs * med / float(r["min_s"]) - mibs)
+                # bandwidth bounds from the fastest and slowest run (the
+                # CSV's rounding can put the median a hair past an end)
+                lo.append(max(0.0, mibs - mibs * med / float(r["max_s"])))
+                hi.append(max(0.0, mibs * med / float(r["min_s"]) - mibs))
             ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=mode)
         ax.set_yscale("log")
         ax.set_xticks([k + 0.4 - width / 2 for k in range(len(cases))],

@@ -198,27 +198,6 @@ static double phase_bytes(const struct params *p, int phase)
     return (double) (phase ? nprocs - half : half) * p->m * p->s;
 }
 
-/* Marks in chosen[] the names a comma list gives (list NULL: all of them).
- * @return how many, or -1 when it names something else. */
-static int choose(const char *list, const char *const *names, int n, int *chosen)
-{
-    int count = 0;
-    for (int k = 0; k < n; k++)
-        count += chosen[k] = list == NULL;
-    for (const char *a = list; a && *a;) {
-        size_t len = strcspn(a, ",");
-        int k = 0;
-        while (k < n && (strlen(names[k]) != len || strncmp(a, names[k], len)))
-            k++;
-        if (k == n)
-            return -1;
-        count += !chosen[k];
-        chosen[k] = 1;
-        a += len + (a[len] == ',');
-    }
-    return count;
-}
-
 static void usage(void)
 {
     if (rank == 0)
@@ -292,8 +271,8 @@ int main(int argc, char **argv)
     int chosen[NMODES], use[NMODES], nuse = 0, wanted[NWORKLOADS];
     for (int k = 0; k < NMODES; k++)
         mode_names[k] = all_modes[k].name;
-    if (choose(modes_s, mode_names, NMODES, chosen) < 1
-        || choose(wl, workload_names, NWORKLOADS, wanted) < 1)
+    if (bench_choose(modes_s, mode_names, NMODES, chosen) < 1
+        || bench_choose(wl, workload_names, NWORKLOADS, wanted) < 1)
         usage();
     for (int k = 0; k < NMODES; k++)
         if (chosen[k])

@@ -46,6 +46,7 @@ typedef struct ADIOI_BBFS_Times {
     long long epochs, rounds;   /* epochs replayed; exchange rounds over them */
     long long metalog_bytes;    /* metalog bytes every process gathered */
     long long wants, moved;     /* datalog ranges asked of, and bytes sent to, others */
+    long long view_builds, view_pieces; /* views of synced writes built; pieces put in */
 } ADIOI_BBFS_Times;
 
 typedef struct ADIOI_BBFS_File {
@@ -79,6 +80,8 @@ typedef struct ADIOI_BBFS_File {
     int remote_stale;
     struct logfs_rangemap *remote;      /* owner = writer rank, pos = datalog offset */
     ADIO_Offset remote_end;
+    uint64_t remote_epochs;     /* epochs of the plan remote was built from */
+    int remote_solo;            /* remote holds this session only: later epochs extend it */
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */
 

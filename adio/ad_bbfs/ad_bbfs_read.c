@@ -38,6 +38,7 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
     /* (view_sizes stays: build_remote refills it, close frees it) */
     logfs_rangemap_destroy(bf->remote);
     bf->remote = NULL;
+    bf->remote_solo = 0;
     bf->remote_stale = 1;
     ADIOI_BBFS_Datalogs_free(&bf->datalogs);
 }
@@ -45,6 +46,7 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
 struct remote_build {
     struct logfs_rangemap *map;
     ADIO_Offset end;
+    long long pieces;
     int rc;
 };
 
@@ -54,6 +56,7 @@ static int add_remote_piece(void *arg, const struct logfs_replay_piece *p)
 
     rb->rc = logfs_rangemap_insert(rb->map, p->offset, p->offset + p->length,
                                    (int32_t) p->writer, p->dlog_off);
+    rb->pieces++;
     if ((ADIO_Offset) (p->offset + p->length) > rb->end)
         rb->end = (ADIO_Offset) (p->offset + p->length);
     return rb->rc != LOGFS_OK;
@@ -94,12 +97,13 @@ static int remote_needs_rebuild(ADIOI_BBFS_File * bf)
         || (c == ADIOI_BBFS_CONSISTENCY_COLLECTIVE && bf->own_unflushed);
 }
 
-static int add_plan(struct remote_build *rb, const struct logfs_plan *plan)
+/* Epochs from..end of plan into rb's map, in order (later ones overwrite). */
+static int add_plan(struct remote_build *rb, const struct logfs_plan *plan, uint64_t from)
 {
     uint64_t lo, hi;
     int rc = LOGFS_OK;
 
-    for (uint64_t e = 0; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
+    for (uint64_t e = from; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
         struct logfs_resize rs;
         rc = logfs_plan_domain(plan, e, 0, 1, &lo, &hi, add_remote_piece, rb);
         if (rc != LOGFS_OK && rb->rc != LOGFS_OK)
@@ -160,20 +164,43 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
     return rc;
 }
 
+/* The first epoch of plan that may differ from what the view holds: a
+ * writer that had not sealed an epoch then may have since (and under
+ * collective and posix the unsealed tail grows).  Epochs before it are
+ * final; the view keeps them. */
+static uint64_t first_open_epoch(const ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
+{
+    uint64_t from = bf->remote_epochs;
+    for (int r = 0; r < bf->nwriters; r++) {
+        uint64_t sealed = logfs_plan_writer_epochs(plan, (uint32_t) r);
+        if (sealed < from)
+            from = sealed;
+    }
+    return from;
+}
+
 /* The view of synced writes: every session of the file in one plan, so
  * that where two handles wrote the same byte the later write wins, here
- * as in the replay that the last handle's close makes of them all. */
+ * as in the replay that the last handle's close makes of them all.  While
+ * this handle's session is the only one, a new view extends the last one
+ * by the epochs since (re-adding those that may have grown): each sync
+ * then costs the pieces written since, not all pieces so far (a program
+ * that writes and reads back at every step would otherwise pay a
+ * quadratic sum). */
 static int build_remote(ADIOI_BBFS_File * bf)
 {
     static char myname[] = "ADIOI_BBFS_READ_REMOTE";
     struct logfs_plan *plan = NULL;
     struct logfs_error le;
-    struct remote_build rb = { NULL, 0, LOGFS_OK };
+    struct remote_build rb = { NULL, 0, 0, LOGFS_OK };
     int rc = LOGFS_OK, err = MPI_SUCCESS;
+    int extend = bf->remote && bf->remote_solo && bf->metalogs;
+    uint64_t from = 0;
 
     struct logfs_plan_opts po = { 0, ADIOI_BBFS_View_unsealed(bf) };
 
-    ADIOI_BBFS_Remote_reset(bf);
+    if (!extend)
+        ADIOI_BBFS_Remote_reset(bf);
     if (bf->metalogs) {
         /* sizes first: what is logged after this point makes them differ */
         if (!bf->view_sizes)
@@ -211,10 +238,24 @@ static int build_remote(ADIOI_BBFS_File * bf)
             break;
         ADIOI_BBFS_Datalogs_free(&bf->datalogs);
     }
-    if (rc == LOGFS_OK)
-        rc = logfs_rangemap_create(&rb.map);
+    if (extend && rc == LOGFS_OK && plan && !bf->others_live)
+        from = first_open_epoch(bf, plan);
+    /* (from 0, a fresh map is cheaper than overwriting every range: under
+     * collective and posix one unsealed epoch holds everything) */
+    if (from > 0) {
+        rb.map = bf->remote;    /* (taken: freed below if the build fails) */
+        rb.end = bf->remote_end;
+    } else {
+        logfs_rangemap_destroy(bf->remote);     /* (other sessions: from scratch) */
+        if (rc == LOGFS_OK)
+            rc = logfs_rangemap_create(&rb.map);
+    }
+    bf->remote = NULL;
     if (rc == LOGFS_OK && plan)
-        rc = add_plan(&rb, plan);
+        rc = add_plan(&rb, plan, from);
+    bf->times.view_builds++;
+    bf->times.view_pieces += rb.pieces;
+    bf->remote_epochs = plan ? logfs_plan_nepochs(plan) : 0;
     logfs_plan_free(plan);
     if (rc != LOGFS_OK) {
         logfs_rangemap_destroy(rb.map);
@@ -224,6 +265,7 @@ static int build_remote(ADIOI_BBFS_File * bf)
     }
     bf->remote = rb.map;
     bf->remote_end = rb.end;
+    bf->remote_solo = !bf->others_live;
     bf->remote_stale = 0;
     return MPI_SUCCESS;
 }

@@ -25,6 +25,8 @@ void ADIOI_BBFS_Times_report(ADIO_File fd)
     MPI_Reduce(mine, max, 9, MPI_DOUBLE, MPI_MAX, 0, fd->comm);
     MPI_Reduce(sum_in, sum, 3, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
     MPI_Reduce(max_in, most, 3, MPI_LONG_LONG, MPI_MAX, 0, fd->comm);
+    long long view_in[2] = { t->view_builds, t->view_pieces }, view[2];
+    MPI_Reduce(view_in, view, 2, MPI_LONG_LONG, MPI_MAX, 0, fd->comm);
     if (rank != 0)
         return;
     double replay = max[4] + max[5] + max[6] + max[7] + max[8];
@@ -34,6 +36,9 @@ void ADIOI_BBFS_Times_report(ADIO_File fd)
             "writes %.4f] + the rest %.4f\n", fd->filename, max[0], max[1], sum[0],
             max[2], max[3], replay, max[4], max[5], max[6], max[7], max[8],
             max[3] > replay ? max[3] - replay : 0.0);
+    if (view[0] > 0)
+        fprintf(stderr, "bbfs view %s: %lld views of synced writes built, %lld pieces put in "
+                "them (largest process)\n", fd->filename, view[0], view[1]);
     if (most[0] > 0)
         fprintf(stderr, "bbfs counts %s: %lld epochs in %lld exchange rounds, %lld metalog "
                 "bytes gathered by each process, %lld datalog ranges asked of other "

@@ -39,6 +39,20 @@ check "bbfs_timing printed a breakdown for each end-to-end run, with the calls l
 check "bbfs_timing counted one epoch, one round, 12 ranges and 3/4 of 1 MiB moved" \
     bash -c 'test "$(grep -c "^bbfs counts .*noncontig.bbfs_.*: 1 epochs in 1 exchange rounds, .* 12 datalog ranges asked of other processes and 786432 bytes sent" "$0")" -eq 4' \
     "$work/noncontig.out"
+# A program that writes and reads back others' data at every step (sync,
+# barrier, sync between): each view of synced writes extends the last by
+# the step's pieces, 4 x 256 a step, so 16 steps put 16 x 1024 pieces in,
+# once each (rebuilding every view from scratch put in 1024 x (1 + ... + 16)
+# = 139264, a cost that grew with the square of the steps)
+echo "bbfs_timing true" >"$work/timing-hints"
+check "model-cost: 16 steps under mpiio read back right, each view built by extending the last" \
+    bash -c 'ROMIO_HINTS=$1 "${@:2}" >"$0" 2>&1 && grep -q "^bbfs view .*: 16 views of synced writes built, 16384 pieces put in" "$0" && ! grep -q "WRONG" "$0"' \
+    "$work/model-cost.out" "$work/timing-hints" \
+    "$mpiexec" -n 4 "$BUILDDIR/noncontig/model-cost" -dir "$work/files" -steps 16 -veclen 256 \
+    -repeats 1 -modes mpiio
+check "model-cost refuses a mode it does not know with its usage" \
+    bash -c '! "$@" >"$0" 2>&1 && grep -q "^usage: model-cost" "$0"' "$work/model-cost-bad.out" \
+    "$mpiexec" -n 2 "$BUILDDIR/noncontig/model-cost" -modes mpiio,bogus
 check "noncontig printed a summary line for each size" \
     bash -c 'grep -A3 "^summary" "$0" | grep -Eq "^ +4096 +1.0 " && grep -A3 "^summary" "$0" | grep -Eq "^ +8 +1.0 "' \
     "$work/noncontig.out"
