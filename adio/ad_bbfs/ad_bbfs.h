@@ -80,7 +80,7 @@ typedef struct ADIOI_BBFS_File {
     int remote_stale;
     struct logfs_rangemap *remote;      /* owner = writer rank, pos = datalog offset */
     ADIO_Offset remote_end;
-    uint64_t remote_epochs;     /* epochs of the plan remote was built from */
+    uint64_t remote_final;      /* epochs in remote that every writer had sealed */
     int remote_solo;            /* remote holds this session only: later epochs extend it */
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */

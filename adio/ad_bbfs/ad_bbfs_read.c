@@ -164,19 +164,19 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
     return rc;
 }
 
-/* The first epoch of plan that may differ from what the view holds: a
- * writer that had not sealed an epoch then may have since (and under
- * collective and posix the unsealed tail grows).  Epochs before it are
- * final; the view keeps them. */
-static uint64_t first_open_epoch(const ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
+/* The epochs of plan that are final: every writer has sealed them (a writer
+ * that had not sealed an epoch may add to it later, and under collective
+ * and posix the unsealed tail grows).  A later view keeps these and puts
+ * the rest in again. */
+static uint64_t final_epochs(const ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
 {
-    uint64_t from = bf->remote_epochs;
+    uint64_t final = logfs_plan_nepochs(plan);
     for (int r = 0; r < bf->nwriters; r++) {
         uint64_t sealed = logfs_plan_writer_epochs(plan, (uint32_t) r);
-        if (sealed < from)
-            from = sealed;
+        if (sealed < final)
+            final = sealed;
     }
-    return from;
+    return final;
 }
 
 /* The view of synced writes: every session of the file in one plan, so
@@ -239,7 +239,7 @@ static int build_remote(ADIOI_BBFS_File * bf)
         ADIOI_BBFS_Datalogs_free(&bf->datalogs);
     }
     if (extend && rc == LOGFS_OK && plan && !bf->others_live)
-        from = first_open_epoch(bf, plan);
+        from = bf->remote_final;
     /* (from 0, a fresh map is cheaper than overwriting every range: under
      * collective and posix one unsealed epoch holds everything) */
     if (from > 0) {
@@ -255,7 +255,7 @@ static int build_remote(ADIOI_BBFS_File * bf)
         rc = add_plan(&rb, plan, from);
     bf->times.view_builds++;
     bf->times.view_pieces += rb.pieces;
-    bf->remote_epochs = plan ? logfs_plan_nepochs(plan) : 0;
+    bf->remote_final = plan ? final_epochs(bf, plan) : 0;
     logfs_plan_free(plan);
     if (rc != LOGFS_OK) {
         logfs_rangemap_destroy(rb.map);
