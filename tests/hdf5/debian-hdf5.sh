@@ -59,6 +59,14 @@ check "h5diff: the plain-path file equals the ufs: one" h5diff "$work/ref.h5" "$
 check "h5dump shows the fill values HDF5 wrote before the data" \
     sh -c "h5dump -d chunked -s 600 -c 1 '$work/plain.h5' | grep -q -- '-7.25'"
 
+# The HDF5 benchmark's programs (small sizes: no timing is checked): the
+# strided dataset with independent transfers and the 3-D hyperslabs with
+# collective ones, each read back and checked by the program on ufs:, bbfs:
+# and bbfs: with bbfs_replay=never.
+check "h5-bench.sh: both kinds, every mode, data read back right" \
+    bash -c '"$@" >"$0" 2>&1 && test "$(grep -c ": .* ok$" "$0")" -eq 6' "$work/h5-bench.out" \
+    "$top/noncontig/h5-bench.sh" -r 1 -e 4096 -c 16 -d "$work/h5-bench"
+
 [ $fails -eq 0 ] && rm -rf "$work"
 echo "debian-hdf5: $fails failed"
 [ $fails -eq 0 ]

@@ -1,0 +1,97 @@
+/*
+ * h5-hyperslab — parallel HDF5's view of bbfs, the collective case: a 3-D
+ * array of doubles split into one block per process (MPI_Dims_create's
+ * grid), each process writing its block as a hyperslab with collective
+ * transfers (H5FD_MPIO_COLLECTIVE: one MPI_File_write_at_all of a
+ * noncontiguous file type per process).  Prints the slowest process's
+ * seconds for the write (create to H5Dwrite) and the close (H5Dclose to
+ * H5Fclose), and checks every element with a read-back, as h5-strided does.
+ *
+ *   h5-hyperslab FILE [EDGE]      (each block EDGE^3 doubles; default 100)
+ *
+ * Built and run by noncontig/h5-bench.sh.
+ */
+#include <hdf5.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int rank, np, bad = 0, anybad, grid[3] = { 0, 0, 0 }, periods[3] = { 0, 0, 0 }, at[3];
+    MPI_Comm cart;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    long edge_arg = argc > 2 ? atol(argv[2]) : 100;
+    if (argc < 2 || edge_arg < 1) {
+        if (rank == 0)
+            fprintf(stderr, "usage: h5-hyperslab FILE [EDGE]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    hsize_t edge = (hsize_t) edge_arg;
+    MPI_Dims_create(np, 3, grid);
+    MPI_Cart_create(MPI_COMM_WORLD, 3, grid, periods, 0, &cart);
+    MPI_Cart_coords(cart, rank, 3, at);
+    hsize_t dims[3], start[3], count[3] = { edge, edge, edge };
+    for (int k = 0; k < 3; k++) {
+        dims[k] = edge * (hsize_t) grid[k];
+        start[k] = edge * (hsize_t) at[k];
+    }
+    /* element (x, y, z) holds its row-major index: every byte is checkable */
+    double *buf = malloc(edge * edge * edge * sizeof(double));
+    for (hsize_t x = 0; x < edge; x++)
+        for (hsize_t y = 0; y < edge; y++)
+            for (hsize_t z = 0; z < edge; z++)
+                buf[(x * edge + y) * edge + z] =
+                    (double) (((start[0] + x) * dims[1] + start[1] + y) * dims[2] + start[2] + z);
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+    hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    hid_t space = H5Screate_simple(3, dims, NULL);
+    hid_t d = H5Dcreate2(f, "cube", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+    hid_t mem = H5Screate_simple(3, count, NULL);
+    hid_t dx = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE);
+    if (H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, space, dx, buf) < 0)
+        bad = 1;
+    double t1 = MPI_Wtime();
+    H5Dclose(d);
+    H5Fclose(f);
+    double t2 = MPI_Wtime();
+
+    /* read back: the whole array, every process */
+    hsize_t total = dims[0] * dims[1] * dims[2];
+    double *all = malloc(total * sizeof(double));
+    f = H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
+    d = H5Dopen2(f, "cube", H5P_DEFAULT);
+    if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0)
+        bad = 1;
+    for (hsize_t i = 0; i < total && !bad; i++)
+        bad = all[i] != (double) i;
+    H5Dclose(d);
+    H5Fclose(f);
+    H5Sclose(space);
+    H5Sclose(mem);
+    H5Pclose(dx);
+    H5Pclose(fapl);
+
+    double w = t1 - t0, c = t2 - t1, wm, cm;
+    MPI_Reduce(&w, &wm, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&c, &cm, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%s write %.3f close %.3f total %.3f %s\n", argv[1], wm, cm, wm + cm,
+               anybad ? "WRONG DATA" : "ok");
+    free(buf);
+    free(all);
+    MPI_Comm_free(&cart);
+    MPI_Finalize();
+    return anybad;
+}
