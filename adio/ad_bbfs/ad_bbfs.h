@@ -46,6 +46,7 @@ typedef struct ADIOI_BBFS_Times {
     long long epochs, rounds;   /* epochs replayed; exchange rounds over them */
     long long metalog_bytes;    /* metalog bytes every process gathered */
     long long wants, moved;     /* datalog ranges asked of, and bytes sent to, others */
+    long long read_direct;      /* datalog bytes a process read itself for its domain */
     long long view_builds, view_pieces; /* views of synced writes built; pieces put in */
 } ADIOI_BBFS_Times;
 
@@ -361,12 +362,15 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
  * chooses hosts and gives every process every writer's sealed metalog as
  * bytes (*srcs point into *bytes; free both).  In each round every process
  * states the datalog ranges it wants and where their bytes go, in order,
- * and calls round (collective; failed: this process wants nothing now). */
+ * and calls round (collective; failed: this process wants nothing now).
+ * When every process can open every log (one node, a shared log
+ * directory) and direct is set, each reads what it wants itself and a
+ * round needs no communication. */
 typedef struct ADIOI_BBFS_Exchange ADIOI_BBFS_Exchange;
 struct logfs_metalog_src;
 int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const *metalogs,
                               char *const *servers, int nwriters, int salvage, double timeout,
-                              struct ADIOI_BBFS_Datalogs *logs,
+                              int direct, struct ADIOI_BBFS_Datalogs *logs,
                               ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
                               char **bytes);
 void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, uint64_t len);
@@ -406,6 +410,9 @@ ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);
 uint64_t ADIOI_BBFS_Clock(void);
 /* This process, in STAMP records (never 0). */
 uint64_t ADIOI_BBFS_Process_id(void);
+/* bbfs_force_remote or BBFS_FORCE_REMOTE=1: take the paths that other
+ * nodes need even where this node could do without (tests, one node). */
+int ADIOI_BBFS_Force_remote(const ADIOI_BBFS_Hints * h);
 /* Unique enough to tell the logs of two opens of one file apart. */
 uint64_t ADIOI_BBFS_New_file_id(const char *path);
 void ADIOI_BBFS_Access_done(ADIO_File fd, int file_ptr_type, ADIO_Offset next_fp,

@@ -281,3 +281,9 @@ uint64_t ADIOI_BBFS_New_file_id(const char *path)
     id ^= ADIOI_BBFS_Clock();
     return id ? id : 1;         /* 0 means none yet */
 }
+
+int ADIOI_BBFS_Force_remote(const ADIOI_BBFS_Hints * h)
+{
+    const char *v = getenv("BBFS_FORCE_REMOTE");
+    return h->force_remote || (v && (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes")));
+}

@@ -10,6 +10,10 @@
  * node shares, every process can read every log, and the hosts are spread
  * evenly over the processes.
  *
+ * When every process can open every log, nothing need cross the network:
+ * each process reads the ranges its domain wants itself (direct), and a
+ * round is local (the hosts still send the metalogs, once).
+ *
  * A writer whose logs no process of this job can open (a later job, or
  * bbfs-replay, on other nodes) is hosted all the same, by the process with
  * the fewest writers: it gets the metalog and the datalog's bytes from the
@@ -40,6 +44,7 @@ struct place {
 struct ADIOI_BBFS_Exchange {
     MPI_Comm comm;
     int rank, nprocs, nwriters;
+    int direct;                 /* every process reads its wants itself */
     int *host;                  /* by writer: the process that reads its logs */
     char **far;                 /* by writer: its node's server, when the host cannot
                                  * open its logs (NULL: it can) */
@@ -50,7 +55,7 @@ struct ADIOI_BBFS_Exchange {
     struct place *place;
     size_t nplace, capplace;
     uint64_t wanted;            /* bytes of all wants */
-    long long rounds, metalog_bytes, wants, moved;      /* (bbfs_timing's counts) */
+    long long rounds, metalog_bytes, wants, moved, read_direct; /* (bbfs_timing's counts) */
     /* Per-round buffers, kept for the replay's next rounds: one
      * allocation per replay, not several per round. */
     int *scount, *rcount, *sdispl, *rdispl;
@@ -114,6 +119,10 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *co
         mine[w] = access(metalogs[w], R_OK) == 0;
     MPI_Allgather(mine, x->nwriters, MPI_UNSIGNED_CHAR, all, x->nwriters, MPI_UNSIGNED_CHAR,
                   x->comm);
+    int everywhere = 1;
+    for (size_t i = 0; i < (size_t) x->nprocs * x->nwriters; i++)
+        everywhere &= all[i];
+    x->direct &= everywhere;
     for (int w = 0; w < x->nwriters && err == MPI_SUCCESS; w++) {
         int best = -1;
         for (int p = 0; p < x->nprocs; p++)
@@ -145,7 +154,7 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *co
 
 int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const *metalogs,
                               char *const *servers, int nwriters, int salvage, double timeout,
-                              ADIOI_BBFS_Datalogs * logs,
+                              int direct, ADIOI_BBFS_Datalogs * logs,
                               ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
                               char **bytes_out)
 {
@@ -163,6 +172,7 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     *bytes_out = NULL;
     x->comm = comm;
     x->nwriters = nwriters;
+    x->direct = direct;
     x->logs = logs;
     MPI_Comm_rank(comm, &x->rank);
     MPI_Comm_size(comm, &x->nprocs);
@@ -398,7 +408,40 @@ static void scatter(ADIOI_BBFS_Exchange * x, const char *got, const uint64_t * s
     }
 }
 
+static int round_exchange(ADIOI_BBFS_Exchange * x, int failed);
+
+/* A round when this process can open every log: its wants, read here. */
+static int round_direct(ADIOI_BBFS_Exchange * x, int failed)
+{
+    int err = MPI_SUCCESS;
+    if (!failed && x->nwant) {
+        char *got = room(&x->got, x->wanted);
+        uint64_t *start = ADIOI_Malloc(sizeof(uint64_t) * x->nwant);
+        uint64_t at = 0;
+        for (size_t i = 0; i < x->nwant; i++) {
+            start[i] = at;
+            at += x->want[i].len;
+            x->read_direct += (long long) x->want[i].len;
+        }
+        err = serve(x, x->want, x->nwant, got);
+        if (err == MPI_SUCCESS)
+            scatter(x, got, start);
+        ADIOI_Free(start);
+    }
+    x->rounds++;
+    x->nwant = x->nplace = 0;
+    x->wanted = 0;
+    return err;
+}
+
 int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed)
+{
+    if (x->direct)
+        return round_direct(x, failed);
+    return round_exchange(x, failed);
+}
+
+static int round_exchange(ADIOI_BBFS_Exchange * x, int failed)
 {
     static char myname[] = "ADIOI_BBFS_EXCHANGE_ROUND";
     int np = x->nprocs, err = MPI_SUCCESS;
@@ -543,6 +586,7 @@ void ADIOI_BBFS_Exchange_count(const ADIOI_BBFS_Exchange * x, ADIOI_BBFS_Times *
     times->metalog_bytes += x->metalog_bytes;
     times->wants += x->wants;
     times->moved += x->moved;
+    times->read_direct += x->read_direct;
 }
 
 void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x)

@@ -284,7 +284,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct logfs_metalog_src *srcs = NULL;
     char *meta_bytes = NULL;
     err = ADIOI_BBFS_Exchange_begin(comm, canonical, metalogs, servers, nwriters, h->salvage,
-                                    h->server_timeout, &rp.logs,
+                                    h->server_timeout, !ADIOI_BBFS_Force_remote(h), &rp.logs,
                                     &rp.x, &srcs, &meta_bytes);
     if (err != MPI_SUCCESS) {
         ADIOI_Free(ncounts);

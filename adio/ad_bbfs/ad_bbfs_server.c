@@ -46,12 +46,6 @@ static int s_rank(ADIO_File fd)
     return r;
 }
 
-static int env_true(const char *name)
-{
-    const char *v = getenv(name);
-    return v && (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes"));
-}
-
 /* --- open and close -------------------------------------------------------- */
 
 /* Whether every process of the handle sees the same log directory (one
@@ -91,7 +85,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     MPI_Comm_rank(node, &node_rank);
     int leader = node_rank == 0, one = leader;
     MPI_Allreduce(&one, &nnodes, 1, MPI_INT, MPI_SUM, fd->comm);
-    int force = bf->hints.force_remote || env_true("BBFS_FORCE_REMOTE");
+    int force = ADIOI_BBFS_Force_remote(&bf->hints);
     const char *named = strcmp(bf->hints.server, "auto") != 0 ? bf->hints.server
         : env && *env ? env : NULL;
     /* Another handle of this file in this process that uses a server
