@@ -16,9 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "h5-check.h"
+
 int main(int argc, char **argv)
 {
-    int rank, np, bad = 0, anybad, grid[3] = { 0, 0, 0 }, periods[3] = { 0, 0, 0 }, at[3];
+    int rank, np, bad = 0, grid[3] = { 0, 0, 0 }, periods[3] = { 0, 0, 0 }, at[3];
     MPI_Comm cart;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -67,30 +69,13 @@ int main(int argc, char **argv)
     double t2 = MPI_Wtime();
 
     /* read back: the whole array, every process */
-    hsize_t total = dims[0] * dims[1] * dims[2];
-    double *all = malloc(total * sizeof(double));
-    f = H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
-    d = H5Dopen2(f, "cube", H5P_DEFAULT);
-    if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0)
-        bad = 1;
-    for (hsize_t i = 0; i < total && !bad; i++)
-        bad = all[i] != (double) i;
-    H5Dclose(d);
-    H5Fclose(f);
+    bad |= h5_check_read_back(argv[1], "cube", dims[0] * dims[1] * dims[2], fapl);
     H5Sclose(space);
     H5Sclose(mem);
     H5Pclose(dx);
     H5Pclose(fapl);
-
-    double w = t1 - t0, c = t2 - t1, wm, cm;
-    MPI_Reduce(&w, &wm, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&c, &cm, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("%s write %.3f close %.3f total %.3f %s\n", argv[1], wm, cm, wm + cm,
-               anybad ? "WRONG DATA" : "ok");
+    int anybad = h5_check_report(argv[1], t1 - t0, t2 - t1, bad);
     free(buf);
-    free(all);
     MPI_Comm_free(&cart);
     MPI_Finalize();
     return anybad;

@@ -15,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "h5-check.h"
+
 int main(int argc, char **argv)
 {
-    int rank, np, bad = 0, anybad;
+    int rank, np, bad = 0;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -52,29 +54,13 @@ int main(int argc, char **argv)
     double t2 = MPI_Wtime();
 
     /* read back: the whole dataset, every process */
-    f = H5Fopen(argv[1], H5F_ACC_RDONLY, fapl);
-    d = H5Dopen2(f, "strided", H5P_DEFAULT);
-    double *all = malloc(dims * sizeof(double));
-    if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, all) < 0)
-        bad = 1;
-    for (hsize_t i = 0; i < dims && !bad; i++)
-        bad = all[i] != (double) i;
-    H5Dclose(d);
-    H5Fclose(f);
+    bad |= h5_check_read_back(argv[1], "strided", dims, fapl);
     H5Sclose(space);
     H5Sclose(mem);
     H5Pclose(dx);
     H5Pclose(fapl);
-
-    double w = t1 - t0, c = t2 - t1, wm, cm;
-    MPI_Reduce(&w, &wm, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&c, &cm, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("%s write %.3f close %.3f total %.3f %s\n", argv[1], wm, cm, wm + cm,
-               anybad ? "WRONG DATA" : "ok");
+    int anybad = h5_check_report(argv[1], t1 - t0, t2 - t1, bad);
     free(buf);
-    free(all);
     MPI_Finalize();
     return anybad;
 }

@@ -6,7 +6,7 @@
 
 noinst_PROGRAMS += %reldir%/noncontig
 %canon_reldir%_noncontig_SOURCES = %reldir%/noncontig.c %reldir%/bench.c %reldir%/bench.h
-EXTRA_DIST += %reldir%/plot.py %reldir%/performance.sh %reldir%/scaling.sh %reldir%/h5-bench.sh %reldir%/h5-strided.c %reldir%/h5-hyperslab.c
+EXTRA_DIST += %reldir%/plot.py %reldir%/performance.sh %reldir%/scaling.sh %reldir%/h5-bench.sh %reldir%/h5-strided.c %reldir%/h5-hyperslab.c %reldir%/h5-check.h
 
 # workloads: the consistency-models paper's synthetic workloads, by model.
 noinst_PROGRAMS += %reldir%/workloads

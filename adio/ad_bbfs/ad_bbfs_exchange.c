@@ -323,15 +323,16 @@ static int read_log(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, void *buf
     return ADIOI_BBFS_Datalogs_read(x->logs, writer, off, buf, len);
 }
 
-/* Host side: read the wants of one process (in order) into out.  A
- * domain holds about 1/M of each writer's bytes, close together in its
- * datalog (strided writes are logged contiguously), so a writer's span is
- * read with one pread when it is not much larger than what is wanted,
- * instead of one per want. */
+/* Host side (or, direct, the owner itself): read the wants of one process
+ * (in order) into out.  A domain holds about 1/M of each writer's bytes,
+ * close together in its datalog (strided writes are logged contiguously),
+ * so a writer's span is read with one pread when it is not much larger
+ * than what is wanted, instead of one per want (HDF5's 2^20 separate
+ * 8-byte writes per process are 2^20 wants that tile one span). */
 static int serve(ADIOI_BBFS_Exchange * x, const struct want *w, size_t n, char *out)
 {
     struct span {
-        uint64_t lo, hi, needed;
+        uint64_t lo, hi, needed, wants;
         char *data;             /* the span, when read at once */
         int whole;              /* read at once */
     } *sp = room(&x->spans, sizeof(*sp) * (x->nwriters ? x->nwriters : 1));
@@ -348,12 +349,12 @@ static int serve(ADIOI_BBFS_Exchange * x, const struct want *w, size_t n, char *
         if (w[i].off + w[i].len > s->hi)
             s->hi = w[i].off + w[i].len;
         s->needed += w[i].len;
+        s->wants++;
     }
     for (int k = 0; k < x->nwriters; k++) {
         struct span *s = &sp[k];
-        if (s->needed == 0 || s->needed == s->hi - s->lo
-            || s->hi - s->lo > 2 * s->needed + ((uint64_t) 4 << 20))
-            continue;           /* nothing, one read per want anyway, or too sparse */
+        if (s->wants < 2 || s->hi - s->lo > 2 * s->needed + ((uint64_t) 4 << 20))
+            continue;           /* nothing, one want (one read anyway), or too sparse */
         s->whole = 1;
         dense += s->hi - s->lo;
     }
