@@ -29,6 +29,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Most writers a replay reads directly (each process may open them all). */
+#define DIRECT_MAX_WRITERS 256
+
 /* One datalog range a process wants in this round, as sent to its host. */
 struct want {
     uint64_t writer, off, len;
@@ -122,7 +125,10 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *co
     int everywhere = 1;
     for (size_t i = 0; i < (size_t) x->nprocs * x->nwriters; i++)
         everywhere &= all[i];
-    x->direct &= everywhere;
+    /* Direct reads open the datalog of every writer in a domain: past a
+     * node's worth of writers (a log directory many nodes share) that
+     * nears the open-file limit, and the hosts' exchange opens fewer. */
+    x->direct &= everywhere && x->nwriters <= DIRECT_MAX_WRITERS;
     for (int w = 0; w < x->nwriters && err == MPI_SUCCESS; w++) {
         int best = -1;
         for (int p = 0; p < x->nprocs; p++)
