@@ -20,7 +20,7 @@
 
 int main(int argc, char **argv)
 {
-    int rank, np, bad = 0, grid[3] = { 0, 0, 0 }, periods[3] = { 0, 0, 0 }, at[3];
+    int rank, np, grid[3] = { 0, 0, 0 }, periods[3] = { 0, 0, 0 }, at[3];
     MPI_Comm cart;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -49,34 +49,10 @@ int main(int argc, char **argv)
                 buf[(x * edge + y) * edge + z] =
                     (double) (((start[0] + x) * dims[1] + start[1] + y) * dims[2] + start[2] + z);
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
-    hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hid_t space = H5Screate_simple(3, dims, NULL);
-    hid_t d = H5Dcreate2(f, "cube", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT);
-    H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
-    hid_t mem = H5Screate_simple(3, count, NULL);
-    hid_t dx = H5Pcreate(H5P_DATASET_XFER);
-    H5Pset_dxpl_mpio(dx, H5FD_MPIO_COLLECTIVE);
-    if (H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, space, dx, buf) < 0)
-        bad = 1;
-    double t1 = MPI_Wtime();
-    H5Dclose(d);
-    H5Fclose(f);
-    double t2 = MPI_Wtime();
-
-    /* read back: the whole array, every process */
-    bad |= h5_check_read_back(argv[1], "cube", dims[0] * dims[1] * dims[2], fapl);
-    H5Sclose(space);
-    H5Sclose(mem);
-    H5Pclose(dx);
-    H5Pclose(fapl);
-    int anybad = h5_check_report(argv[1], t1 - t0, t2 - t1, bad);
+    int bad = h5_check_run(argv[1], "cube", 3, dims, start, NULL, count, H5FD_MPIO_COLLECTIVE,
+                           buf);
     free(buf);
     MPI_Comm_free(&cart);
     MPI_Finalize();
-    return anybad;
+    return bad;
 }

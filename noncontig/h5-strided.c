@@ -19,7 +19,7 @@
 
 int main(int argc, char **argv)
 {
-    int rank, np, bad = 0;
+    int rank, np;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -33,34 +33,10 @@ int main(int argc, char **argv)
     for (hsize_t i = 0; i < n; i++)
         buf[i] = (double) (i * np + rank);
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
-    hid_t f = H5Fcreate(argv[1], H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-    hsize_t dims = n * np, start = rank, stride = np, count = n;
-    hid_t space = H5Screate_simple(1, &dims, NULL);
-    hid_t d = H5Dcreate2(f, "strided", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT);
-    H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, &stride, &count, NULL);
-    hid_t mem = H5Screate_simple(1, &count, NULL);
-    hid_t dx = H5Pcreate(H5P_DATASET_XFER);
-    H5Pset_dxpl_mpio(dx, H5FD_MPIO_INDEPENDENT);
-    if (H5Dwrite(d, H5T_NATIVE_DOUBLE, mem, space, dx, buf) < 0)
-        bad = 1;
-    double t1 = MPI_Wtime();
-    H5Dclose(d);
-    H5Fclose(f);
-    double t2 = MPI_Wtime();
-
-    /* read back: the whole dataset, every process */
-    bad |= h5_check_read_back(argv[1], "strided", dims, fapl);
-    H5Sclose(space);
-    H5Sclose(mem);
-    H5Pclose(dx);
-    H5Pclose(fapl);
-    int anybad = h5_check_report(argv[1], t1 - t0, t2 - t1, bad);
+    hsize_t dims = n * np, start = rank, stride = np;
+    int bad = h5_check_run(argv[1], "strided", 1, &dims, &start, &stride, &n,
+                           H5FD_MPIO_INDEPENDENT, buf);
     free(buf);
     MPI_Finalize();
-    return anybad;
+    return bad;
 }
