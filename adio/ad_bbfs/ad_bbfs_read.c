@@ -201,6 +201,8 @@ static int build_remote(ADIOI_BBFS_File * bf)
 
     if (!extend)
         ADIOI_BBFS_Remote_reset(bf);
+    else        /* the map stays; the datalogs are listed again from the new plan */
+        ADIOI_BBFS_Datalogs_free(&bf->datalogs);
     if (bf->metalogs) {
         /* sizes first: what is logged after this point makes them differ */
         if (!bf->view_sizes)
