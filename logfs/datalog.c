@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libpmem.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,6 +58,45 @@ static int map_at_least(struct logfs_datalog *dl, uint64_t need, struct logfs_er
     return LOGFS_OK;
 }
 
+/* The probe's answer for the last file system asked about: the probe costs
+ * 1-2 ms (mostly unmapping its temporary file), a third of an open, and a
+ * process opens its logs on one file system again and again. */
+static pthread_mutex_t probed_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int known;
+    dev_t dev;
+    int is_pmem;
+} probed;
+
+static int probed_answer(const char *path, int *is_pmem)
+{
+    struct stat st;
+    int known = 0;
+
+    if (stat(path, &st) < 0)
+        return 0;
+    pthread_mutex_lock(&probed_lock);
+    if (probed.known && probed.dev == st.st_dev) {
+        *is_pmem = probed.is_pmem;
+        known = 1;
+    }
+    pthread_mutex_unlock(&probed_lock);
+    return known;
+}
+
+static void probed_remember(const char *path, int is_pmem)
+{
+    struct stat st;
+
+    if (stat(path, &st) < 0)
+        return;
+    pthread_mutex_lock(&probed_lock);
+    probed.known = 1;
+    probed.dev = st.st_dev;
+    probed.is_pmem = is_pmem;
+    pthread_mutex_unlock(&probed_lock);
+}
+
 /* Ask libpmem about the datalog's file system with an unnamed temporary
  * file, so a datalog that ends up on the write path was never fallocated
  * and truncated (on ext4 that made later appends run at half speed). */
@@ -64,11 +104,13 @@ static int probe_pmem(const char *path, int *is_pmem, struct logfs_error *err)
 {
     const char *slash = strrchr(path, '/');
     size_t n = slash ? (size_t)(slash - path) : 1;
-    char *dir = malloc(n + 1);
+    char *dir;
     size_t mapped;
     void *p;
 
-    if (!dir)
+    if (probed_answer(path, is_pmem))
+        return LOGFS_OK;
+    if (!(dir = malloc(n + 1)))
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a path");
     memcpy(dir, slash ? path : ".", n);
     dir[n] = '\0';
@@ -82,6 +124,7 @@ static int probe_pmem(const char *path, int *is_pmem, struct logfs_error *err)
     }
     pmem_unmap(p, mapped);
     free(dir);
+    probed_remember(path, *is_pmem);
     return LOGFS_OK;
 }
 

@@ -43,6 +43,21 @@ TEST_F(Writer, CreatedLogDirectoryIsPrivateToTheUser)
     EXPECT_EQ(0700u, FileMode(sub));
 }
 
+// Old logs at the same names (a non-exclusive open) are emptied, while a
+// new, empty one is left alone (see logfs_open_own: ext4 would flush it).
+TEST_F(Writer, OpeningOverOldLogsEmptiesThem)
+{
+    WriteFile(Data(), std::vector<uint8_t>(5000, 9));
+    WriteFile(Meta(), std::vector<uint8_t>(300, 9));
+    Open();
+    EXPECT_EQ(0u, FileSize(Data()));
+    Close();
+    auto r = ReadAll(Meta());
+    ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
+    ASSERT_EQ(1u, r.records.size());
+    EXPECT_EQ(LOGFS_REC_CLOSE, r.records[0].type);
+}
+
 TEST_F(Writer, HeaderRecordCarriesFileIdRankAndWriterCount)
 {
     Open(Opts(dir, "f", 3, 8, 0x1122334455667788ull));
