@@ -386,6 +386,31 @@ static int serve(ADIOI_BBFS_Exchange * x, const struct want *w, size_t n, char *
 
 /* Owner side: the wanted bytes to their places.  Want i's bytes are at
  * got + start[i]; the places take the wants' bytes in want order. */
+/* count blocks of len bytes, packed at src, to dest, stride apart.  The
+ * usual element sizes get fixed-size moves the compiler makes into plain
+ * loads and stores: a memcpy call per 8-byte element was 40% of a replay. */
+#define COPY_BLOCKS(size) \
+    for (uint64_t k = 0; k < count; k++) \
+        memcpy(dest + k * stride, src + k * (size), (size))
+static void copy_strided(char *dest, const char *src, uint64_t len, uint64_t count,
+                         uint64_t stride)
+{
+    switch (len) {
+    case 4:
+        COPY_BLOCKS(4);
+        break;
+    case 8:
+        COPY_BLOCKS(8);
+        break;
+    case 16:
+        COPY_BLOCKS(16);
+        break;
+    default:
+        COPY_BLOCKS(len);
+    }
+}
+#undef COPY_BLOCKS
+
 static void scatter(ADIOI_BBFS_Exchange * x, const char *got, const uint64_t * start)
 {
     size_t wi = 0;
@@ -393,7 +418,25 @@ static void scatter(ADIOI_BBFS_Exchange * x, const char *got, const uint64_t * s
 
     for (size_t i = 0; i < x->nplace; i++) {
         const struct place *p = &x->place[i];
-        for (uint64_t k = 0; k < p->count; k++) {
+        uint64_t k = 0;
+        while (k < p->count && wi < x->nwant) {
+            /* the blocks that lie whole in the current want, at once */
+            uint64_t whole = (x->want[wi].len - wpos) / p->len;
+            if (whole > p->count - k)
+                whole = p->count - k;
+            if (whole > 0) {
+                if (p->dest)
+                    copy_strided(p->dest + k * p->stride, got + start[wi] + wpos, p->len, whole,
+                                 p->stride);
+                k += whole;
+                wpos += whole * p->len;
+                if (wpos == x->want[wi].len) {
+                    wi++;
+                    wpos = 0;
+                }
+                continue;
+            }
+            /* a block that begins in this want and ends in later ones */
             char *dest = p->dest ? p->dest + k * p->stride : NULL;
             uint64_t need = p->len;
             while (need > 0 && wi < x->nwant) {
@@ -411,6 +454,7 @@ static void scatter(ADIOI_BBFS_Exchange * x, const char *got, const uint64_t * s
                     wpos = 0;
                 }
             }
+            k++;
         }
     }
 }
