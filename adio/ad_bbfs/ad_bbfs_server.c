@@ -20,6 +20,7 @@
 #include "adioi.h"
 #include "../../bbserver/client.h"
 #include "../../bbserver/token.h"
+#include "../../logfs/coding.h"
 #include "../../logfs/rangemap.h"
 #include "../../logfs/writer.h"
 #include "ad_bbfs_server.h"
@@ -76,15 +77,11 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     static char myname[] = "ADIOI_BBFS_SERVER_OPEN";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     const char *env = getenv("BBFS_SERVER");
-    int nnodes, node_rank, err_here = 0;
+    int node_rank, err_here = 0;
     char err[1024] = "";
     MPI_Comm node;
 
     *error_code = MPI_SUCCESS;
-    MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_rank(node, &node_rank);
-    int leader = node_rank == 0, one = leader;
-    MPI_Allreduce(&one, &nnodes, 1, MPI_INT, MPI_SUM, fd->comm);
     int force = ADIOI_BBFS_Force_remote(&bf->hints);
     const char *named = strcmp(bf->hints.server, "auto") != 0 ? bf->hints.server
         : env && *env ? env : NULL;
@@ -96,12 +93,22 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     for (const ADIOI_BBFS_Server * l = live; l && !peer; l = l->next_live)
         if (strcmp(l->bf->canonical, bf->canonical) == 0)
             peer = l;
-    int mine_peer = peer ? s_rank(fd) : INT_MAX, peer_rank;
-    MPI_Allreduce(&mine_peer, &peer_rank, 1, MPI_INT, MPI_MIN, fd->comm);
-    if (nnodes == 1 && !force && !named && peer_rank == INT_MAX) {
-        MPI_Comm_free(&node);
+    /* One reduction settles the usual case, one node, before the node
+     * communicator is made (the costliest collective of an open): the
+     * least and greatest hash of the host names (MPICH groups a node's
+     * processes by name too; 64 bits: two names that collide are as
+     * unlikely as anything here) and the lowest process with a peer. */
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
+    uint64_t mine3[3] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX }, all3[3];
+    MPI_Allreduce(mine3, all3, 3, MPI_UINT64_T, MPI_MIN, fd->comm);
+    int one_node = all3[0] == ~all3[1], peer_rank = (int) all3[2];
+    if (one_node && !force && !named && peer_rank == INT_MAX)
         return;                 /* one node: every process reads every log */
-    }
+    MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &node_rank);
+    int leader = node_rank == 0;
     /* Without a usable log directory there is no server to start: a
      * writing open reports the directory with its own error class when the
      * logs start (MPI_ERR_NO_SUCH_FILE, MPI_ERR_ACCESS), and a read-only
