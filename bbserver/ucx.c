@@ -29,6 +29,14 @@ int bbs_ucx_open(struct bbs_ucx *u, char *err, size_t errlen)
         snprintf(err, errlen, "UCX configuration: %s", ucs_status_string(st));
         return -1;
     }
+    /* Shared memory between a node's processes and its server: UCX leaves
+     * it out of endpoints that ask for peer error handling unless told
+     * that its keepalive-based error handling will do (the connection
+     * manager's socket still reports a peer that dies).  4 clients on
+     * one node: 61-66k one-range messages/s, against 31-37k over TCP on
+     * loopback.  A user's UCX_MM_ERROR_HANDLING wins. */
+    if (!getenv("UCX_MM_ERROR_HANDLING"))
+        (void) ucp_config_modify(config, "MM_ERROR_HANDLING", "y");
     memset(&p, 0, sizeof(p));
     p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
     p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;

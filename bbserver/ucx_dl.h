@@ -15,8 +15,8 @@
 
 /* X(name): every UCX function the client side calls. */
 #define BBS_UCX_FUNCS(X) \
-    X(ucp_am_recv_data_nbx) X(ucp_am_send_nbx) X(ucp_cleanup) X(ucp_config_read) \
-    X(ucp_config_release) X(ucp_ep_close_nbx) X(ucp_ep_create) X(ucp_init_version) \
+    X(ucp_am_recv_data_nbx) X(ucp_am_send_nbx) X(ucp_cleanup) X(ucp_config_modify) \
+    X(ucp_config_read) X(ucp_config_release) X(ucp_ep_close_nbx) X(ucp_ep_create) X(ucp_init_version) \
     X(ucp_request_cancel) X(ucp_request_check_status) X(ucp_request_free) \
     X(ucp_worker_arm) X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_efd) \
     X(ucp_worker_progress) X(ucp_worker_set_am_recv_handler) X(ucs_status_string)
@@ -36,6 +36,7 @@ int bbs_ucx_load(char *err, size_t errlen);
 #define ucp_am_recv_data_nbx (*bbs_ucx_fns.ucp_am_recv_data_nbx)
 #define ucp_am_send_nbx (*bbs_ucx_fns.ucp_am_send_nbx)
 #define ucp_cleanup (*bbs_ucx_fns.ucp_cleanup)
+#define ucp_config_modify (*bbs_ucx_fns.ucp_config_modify)
 #define ucp_config_read (*bbs_ucx_fns.ucp_config_read)
 #define ucp_config_release (*bbs_ucx_fns.ucp_config_release)
 #define ucp_ep_close_nbx (*bbs_ucx_fns.ucp_ep_close_nbx)
