@@ -63,8 +63,8 @@ static int wait_until(struct bbs_client *c, double deadline, int (*done)(struct 
     /* Poll only where replies come that fast (shared memory on the node):
      * over TCP a reply takes 100 us or more, and polling for it took CPU
      * the other clients and the server needed (8 clients: 34k -> 24k
-     * messages/s).  After 8 misses in a row, every 16th call tries again. */
-    int spin = c->spin > 0 && (c->misses < 8 || ++c->calls % 16 == 0);
+     * messages/s).  After 32 misses in a row, every 32nd call tries again. */
+    int spin = c->spin > 0 && (c->misses < 32 || ++c->calls % 32 == 0);
     double spin_end = spin ? bbs_now() + c->spin : 0;
     for (;;) {
         while (ucp_worker_progress(c->u.worker))
