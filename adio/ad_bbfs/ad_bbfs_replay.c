@@ -118,18 +118,6 @@ static int collect_run(void *arg, const struct logfs_replay_run *r)
     return 0;
 }
 
-/* Block i of run r (file offset s), clipped to [a, b), into rp->buf (which
- * mirrors [a, b)): the clipped-off bytes are dropped. */
-static void place_clipped(struct replay *rp, const struct logfs_replay_run *r, uint64_t s,
-                          uint64_t a, uint64_t b)
-{
-    uint64_t e = s + r->blocklen, from = s > a ? s : a, to = e < b ? e : b;
-
-    ADIOI_BBFS_Exchange_place(rp->x, NULL, from - s, 1, 0);
-    ADIOI_BBFS_Exchange_place(rp->x, rp->buf + (from - a), to - from, 1, 0);
-    ADIOI_BBFS_Exchange_place(rp->x, NULL, e - to, 1, 0);
-}
-
 /* The parts of runs that fall in file range [a, b), into rp->buf (which
  * mirrors [a, b)): one datalog range per run (a run's blocks are
  * consecutive in its datalog), placed block by block with a stride. */
@@ -146,15 +134,24 @@ static void want_range(struct replay *rp, const struct run_vec *v, uint64_t a, u
             ihi = r->count - 1;
         if (ilo > ihi)
             continue;
-        ADIOI_BBFS_Exchange_want(rp->x, (int) r->writer, r->dlog_off + ilo * r->blocklen,
-                                 (ihi - ilo + 1) * r->blocklen);
-        /* only the first and the last block can be clipped */
-        place_clipped(rp, r, r->offset + ilo * stride, a, b);
+        /* Only the first and the last block can be clipped, and only what
+         * falls in [a, b) is asked for: a large block (a contiguous write
+         * bigger than a round) was read, or sent, whole in every round. */
+        uint64_t s_lo = r->offset + ilo * stride, s_hi = r->offset + ihi * stride;
+        uint64_t head = a > s_lo ? a - s_lo : 0;
+        uint64_t tail = s_hi + r->blocklen > b ? s_hi + r->blocklen - b : 0;
+        ADIOI_BBFS_Exchange_want(rp->x, (int) r->writer, r->dlog_off + ilo * r->blocklen + head,
+                                 (ihi - ilo + 1) * r->blocklen - head - tail);
+        if (ilo == ihi) {
+            ADIOI_BBFS_Exchange_place(rp->x, rp->buf + (s_lo + head - a),
+                                      r->blocklen - head - tail, 1, 0);
+            continue;
+        }
+        ADIOI_BBFS_Exchange_place(rp->x, rp->buf + (s_lo + head - a), r->blocklen - head, 1, 0);
         if (ihi > ilo + 1)
             ADIOI_BBFS_Exchange_place(rp->x, rp->buf + (r->offset + (ilo + 1) * stride - a),
                                       r->blocklen, ihi - ilo - 1, stride);
-        if (ihi > ilo)
-            place_clipped(rp, r, r->offset + ihi * stride, a, b);
+        ADIOI_BBFS_Exchange_place(rp->x, rp->buf + (s_hi - a), r->blocklen - tail, 1, 0);
     }
 }
 

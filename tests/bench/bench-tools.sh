@@ -40,6 +40,14 @@ check "bbfs_timing printed a breakdown for each end-to-end run, with the calls l
 check "bbfs_timing counted one epoch, one round, nothing sent, 1 MiB read directly" \
     bash -c 'test "$(grep -c "^bbfs counts .*noncontig.bbfs_.*: 1 epochs in 1 exchange rounds, .* 0 datalog ranges asked of other processes and 0 bytes sent to them, 1048576 bytes read from the logs directly" "$0")" -eq 4' \
     "$work/noncontig.out"
+# One process writes a contiguous 4 MiB: one block larger than a round (1
+# MiB), replayed in 4 rounds, each asking for its own MiB of the block (it
+# read the whole block in every round, 16 MiB, before)
+check "noncontig, 1 process: a block larger than a round is read once, a round's part each" \
+    bash -c '"$@" >"$0" 2>&1 && test "$(grep -c "^bbfs counts .*noncontig.bbfs_.*: 1 epochs in 4 exchange rounds, .* 4194304 bytes read from the logs directly" "$0")" -eq 2' \
+    "$work/noncontig-1p.out" \
+    "$mpiexec" -n 1 "$BUILDDIR/noncontig/noncontig" -dir "$work/files" -elmtsize 8 -mib 4 \
+    -repeat 1 -warm 4 -breakdown yes
 # A program that writes and reads back others' data at every step (sync,
 # barrier, sync between): each view of synced writes extends the last by
 # the step's pieces, 4 x 256 a step, so 16 steps put 16 x 1024 pieces in,
