@@ -50,8 +50,8 @@ TEST_F(Writer, OpeningOverOldLogsEmptiesThem)
     WriteFile(Data(), std::vector<uint8_t>(5000, 9));
     WriteFile(Meta(), std::vector<uint8_t>(300, 9));
     Open();
-    EXPECT_EQ(0u, FileSize(Data()));
     Close();
+    EXPECT_EQ(0u, FileSize(Data()));  // (a pmem datalog is mapped bigger while open)
     auto r = ReadAll(Meta());
     ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
     ASSERT_EQ(1u, r.records.size());
