@@ -7,7 +7,8 @@
 #      open it) through the server, byte for byte.
 #   3. A client with the wrong token is refused, and the server counts it.
 #   4. Reads outside the server's --logdir are refused (a link out too).
-#   5. A client killed while connected is seen: the server drops it and
+#   5. A client killed while connected is seen (on another node, over TCP,
+#      and on the server's node, over shared memory): the server drops it and
 #      keeps serving.
 #   6. SIGTERM saves the map; a new server loads it and answers the same.
 #   7. With no server, a client fails within its time-out with a message
@@ -112,6 +113,16 @@ gone=0
 for _ in $(seq 100); do grep -q "client gone (0 left)" <(tail -1 "$work/server1.log") && { gone=1; break; }; sleep 0.1; done
 [ $gone = 1 ] && ok "the server saw the killed client go" || fail "no client-gone line: $(tail -3 "$work/server1.log")"
 ctl1 stat /pfs/f | grep -q "size 64" && ok "and still serves" || fail "server stopped serving"
+# ... and one on the node of the server, which talks to it over shared
+# memory (where UCX sees a dead peer by keepalive and by the connection socket)
+on node0 "$ctl" -S "$addr" hold 30 > "$work/hold0.out" 2>&1 &
+hpid=$!
+for _ in $(seq 100); do grep -q connected "$work/hold0.out" && break; sleep 0.05; done
+pkill -KILL -f "bbsctl -S $addr hold 30"; wait $hpid 2>/dev/null
+gone=0
+for _ in $(seq 100); do grep -q "client gone (0 left)" <(tail -1 "$work/server1.log") && { gone=1; break; }; sleep 0.1; done
+[ $gone = 1 ] && ok "the server saw a killed client of its own node go" \
+    || fail "no client-gone line for the same-node client: $(tail -3 "$work/server1.log")"
 
 # 6. SIGTERM saves, a restart loads
 on node0 pkill -TERM -f "bbserver --logdir $local"
