@@ -374,7 +374,7 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
                               ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
                               char **bytes);
 void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, uint64_t len);
-/* count blocks of len bytes at dest + i * stride; dest NULL: drop them */
+/* count blocks of len bytes at dest + i * stride */
 void ADIOI_BBFS_Exchange_place(ADIOI_BBFS_Exchange * x, char *dest, uint64_t len,
                                uint64_t count, uint64_t stride);
 int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed);

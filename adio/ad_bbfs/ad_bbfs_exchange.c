@@ -38,7 +38,7 @@ struct want {
 };
 
 /* Where the wanted bytes go, in order: count blocks of len bytes at dest,
- * dest + stride, ...; dest NULL drops them (clipped parts of blocks). */
+ * dest + stride, ... (a round wants only what it places). */
 struct place {
     char *dest;
     uint64_t len, count, stride;
@@ -384,8 +384,6 @@ static int serve(ADIOI_BBFS_Exchange * x, const struct want *w, size_t n, char *
     return err;
 }
 
-/* Owner side: the wanted bytes to their places.  Want i's bytes are at
- * got + start[i]; the places take the wants' bytes in want order. */
 /* count blocks of len bytes, packed at src, to dest, stride apart.  The
  * usual element sizes get fixed-size moves the compiler makes into plain
  * loads and stores: a memcpy call per 8-byte element was 40% of a replay. */
@@ -411,6 +409,8 @@ static void copy_strided(char *dest, const char *src, uint64_t len, uint64_t cou
 }
 #undef COPY_BLOCKS
 
+/* Owner side: the wanted bytes to their places.  Want i's bytes are at
+ * got + start[i]; the places take the wants' bytes in want order. */
 static void scatter(ADIOI_BBFS_Exchange * x, const char *got, const uint64_t * start)
 {
     size_t wi = 0;
@@ -425,9 +425,8 @@ static void scatter(ADIOI_BBFS_Exchange * x, const char *got, const uint64_t * s
             if (whole > p->count - k)
                 whole = p->count - k;
             if (whole > 0) {
-                if (p->dest)
-                    copy_strided(p->dest + k * p->stride, got + start[wi] + wpos, p->len, whole,
-                                 p->stride);
+                copy_strided(p->dest + k * p->stride, got + start[wi] + wpos, p->len, whole,
+                             p->stride);
                 k += whole;
                 wpos += whole * p->len;
                 if (wpos == x->want[wi].len) {
@@ -437,16 +436,14 @@ static void scatter(ADIOI_BBFS_Exchange * x, const char *got, const uint64_t * s
                 continue;
             }
             /* a block that begins in this want and ends in later ones */
-            char *dest = p->dest ? p->dest + k * p->stride : NULL;
+            char *dest = p->dest + k * p->stride;
             uint64_t need = p->len;
             while (need > 0 && wi < x->nwant) {
                 uint64_t n = x->want[wi].len - wpos;
                 if (n > need)
                     n = need;
-                if (dest) {
-                    memcpy(dest, got + start[wi] + wpos, n);
-                    dest += n;
-                }
+                memcpy(dest, got + start[wi] + wpos, n);
+                dest += n;
                 need -= n;
                 wpos += n;
                 if (wpos == x->want[wi].len) {
