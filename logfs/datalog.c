@@ -68,47 +68,26 @@ static struct {
     int is_pmem;
 } probed;
 
-static int probed_answer(const char *path, int *is_pmem)
-{
-    struct stat st;
-    int known = 0;
-
-    if (stat(path, &st) < 0)
-        return 0;
-    pthread_mutex_lock(&probed_lock);
-    if (probed.known && probed.dev == st.st_dev) {
-        *is_pmem = probed.is_pmem;
-        known = 1;
-    }
-    pthread_mutex_unlock(&probed_lock);
-    return known;
-}
-
-static void probed_remember(const char *path, int is_pmem)
-{
-    struct stat st;
-
-    if (stat(path, &st) < 0)
-        return;
-    pthread_mutex_lock(&probed_lock);
-    probed.known = 1;
-    probed.dev = st.st_dev;
-    probed.is_pmem = is_pmem;
-    pthread_mutex_unlock(&probed_lock);
-}
-
 /* Ask libpmem about the datalog's file system with an unnamed temporary
  * file, so a datalog that ends up on the write path was never fallocated
  * and truncated (on ext4 that made later appends run at half speed). */
-static int probe_pmem(const char *path, int *is_pmem, struct logfs_error *err)
+static int probe_pmem(const char *path, int fd, int *is_pmem, struct logfs_error *err)
 {
     const char *slash = strrchr(path, '/');
     size_t n = slash ? (size_t)(slash - path) : 1;
     char *dir;
     size_t mapped;
     void *p;
+    struct stat st;
+    int have_dev = fstat(fd, &st) == 0, known = 0;
 
-    if (probed_answer(path, is_pmem))
+    pthread_mutex_lock(&probed_lock);
+    if (have_dev && probed.known && probed.dev == st.st_dev) {
+        *is_pmem = probed.is_pmem;
+        known = 1;
+    }
+    pthread_mutex_unlock(&probed_lock);
+    if (known)
         return LOGFS_OK;
     if (!(dir = malloc(n + 1)))
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a path");
@@ -124,7 +103,13 @@ static int probe_pmem(const char *path, int *is_pmem, struct logfs_error *err)
     }
     pmem_unmap(p, mapped);
     free(dir);
-    probed_remember(path, *is_pmem);
+    if (have_dev) {
+        pthread_mutex_lock(&probed_lock);
+        probed.known = 1;
+        probed.dev = st.st_dev;
+        probed.is_pmem = *is_pmem;
+        pthread_mutex_unlock(&probed_lock);
+    }
     return LOGFS_OK;
 }
 
@@ -146,7 +131,7 @@ int logfs_datalog_open(struct logfs_datalog *dl, const char *path, int use_pmem,
         goto fail;
     if (use_pmem) {
         int is_pmem = 0;
-        if ((rc = probe_pmem(path, &is_pmem, err)))
+        if ((rc = probe_pmem(path, dl->fd, &is_pmem, err)))
             goto fail;
         /* Not persistent memory: ordinary writes beat memcpy + msync. */
         if (is_pmem) {
