@@ -104,24 +104,24 @@ for p in /etc/passwd "$local/link" "$local/../../../../etc/passwd"; do
         || fail "read of $p: rc $rc: $out"
 done
 
-# 5. a client killed while connected
-on node1 "$ctl" -S "$addr" hold 30 > "$work/hold.out" 2>&1 &
-hpid=$!
-for _ in $(seq 100); do grep -q connected "$work/hold.out" && break; sleep 0.05; done
-pkill -KILL -f "bbsctl -S $addr hold 30"; wait $hpid 2>/dev/null
-gone=0
-for _ in $(seq 100); do grep -q "client gone (0 left)" <(tail -1 "$work/server1.log") && { gone=1; break; }; sleep 0.1; done
-[ $gone = 1 ] && ok "the server saw the killed client go" || fail "no client-gone line: $(tail -3 "$work/server1.log")"
+# 5. a client killed while connected, on another node (TCP) and on the
+# node of the server (shared memory, where UCX sees a dead peer by
+# keepalive and by the connection socket)
+killed_client_seen() {   # killed_client_seen NODE: 0 once the server logs it gone
+    on "$1" "$ctl" -S "$addr" hold 30 > "$work/hold-$1.out" 2>&1 &
+    local hpid=$!
+    for _ in $(seq 100); do grep -q connected "$work/hold-$1.out" && break; sleep 0.05; done
+    pkill -KILL -f "bbsctl -S $addr hold 30"; wait $hpid 2>/dev/null
+    for _ in $(seq 100); do
+        grep -q "client gone (0 left)" <(tail -1 "$work/server1.log") && return 0
+        sleep 0.1
+    done
+    return 1
+}
+killed_client_seen node1 && ok "the server saw the killed client go" \
+    || fail "no client-gone line: $(tail -3 "$work/server1.log")"
 ctl1 stat /pfs/f | grep -q "size 64" && ok "and still serves" || fail "server stopped serving"
-# ... and one on the node of the server, which talks to it over shared
-# memory (where UCX sees a dead peer by keepalive and by the connection socket)
-on node0 "$ctl" -S "$addr" hold 30 > "$work/hold0.out" 2>&1 &
-hpid=$!
-for _ in $(seq 100); do grep -q connected "$work/hold0.out" && break; sleep 0.05; done
-pkill -KILL -f "bbsctl -S $addr hold 30"; wait $hpid 2>/dev/null
-gone=0
-for _ in $(seq 100); do grep -q "client gone (0 left)" <(tail -1 "$work/server1.log") && { gone=1; break; }; sleep 0.1; done
-[ $gone = 1 ] && ok "the server saw a killed client of its own node go" \
+killed_client_seen node0 && ok "the server saw a killed client of its own node go" \
     || fail "no client-gone line for the same-node client: $(tail -3 "$work/server1.log")"
 
 # 6. SIGTERM saves, a restart loads
