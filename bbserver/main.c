@@ -30,6 +30,9 @@ static void usage(FILE *f)
             "                            $BBFS_SERVER_TOKEN, $BBFS_SERVER_TOKEN_FILE, ~/.bbfs/token\n"
             "                            (created if missing)\n"
             "  -w, --workers N           worker threads (default 2)\n"
+            "  -u, --poll-us US          after handling messages, poll this many microseconds\n"
+            "                            for more (yielding the core) before sleeping in epoll;\n"
+            "                            0 to 1000000, default 20, 0: sleep at once\n"
             "  -s, --state FILE          save the map here at SIGTERM, load it at start\n"
             "  -a, --address-file FILE   write host:port here once listening; without --port,\n"
             "                            the port a previous server wrote there is tried first\n"
@@ -51,6 +54,7 @@ int main(int argc, char **argv)
         {"logdir", required_argument, NULL, 'd'},
         {"token-file", required_argument, NULL, 't'},
         {"workers", required_argument, NULL, 'w'},
+        {"poll-us", required_argument, NULL, 'u'},
         {"state", required_argument, NULL, 's'},
         {"address-file", required_argument, NULL, 'a'},
         {"idle-limit", required_argument, NULL, 'i'},
@@ -66,8 +70,9 @@ int main(int argc, char **argv)
 
     memset(&o, 0, sizeof(o));
     o.workers = 2;
+    o.poll_us = 20;
     o.logdirs = logdirs;
-    while ((c = getopt_long(argc, argv, "l:p:d:t:w:s:a:i:vh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:p:d:t:w:u:s:a:i:vh", opts, NULL)) != -1) {
         char *end;
         long v;
         switch (c) {
@@ -99,6 +104,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             o.workers = (int) v;
+            break;
+        case 'u':
+            v = strtol(optarg, &end, 10);
+            if (*end || v < 0 || v > 1000000) {
+                fprintf(stderr, "bbserver: --poll-us %s: give 0 to 1000000\n", optarg);
+                return 2;
+            }
+            o.poll_us = (int) v;
             break;
         case 's':
             o.state = optarg;

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,10 +113,16 @@ static void queue_push(struct queue *q, struct job *j)
     if (q->tail)
         q->tail->next = j;
     else
-        q->head = j;
+        __atomic_store_n(&q->head, j, __ATOMIC_RELEASE);        /* (queue_peek) */
     q->tail = j;
     pthread_cond_signal(&q->cond);
     pthread_mutex_unlock(&q->lock);
+}
+
+/* Whether the queue holds a job, without the lock: a hint for a poller. */
+static int queue_peek(struct queue *q)
+{
+    return __atomic_load_n(&q->head, __ATOMIC_ACQUIRE) != NULL;
 }
 
 /* The whole queue, in order (NULL if empty); does not wait. */
@@ -123,7 +130,8 @@ static struct job *queue_take_all(struct queue *q)
 {
     pthread_mutex_lock(&q->lock);
     struct job *j = q->head;
-    q->head = q->tail = NULL;
+    __atomic_store_n(&q->head, NULL, __ATOMIC_RELAXED);
+    q->tail = NULL;
     pthread_mutex_unlock(&q->lock);
     return j;
 }
@@ -542,8 +550,20 @@ int bbs_server_run(const struct bbs_server_opts *o)
 
     s.last_busy = bbs_now();
     for (;;) {
-        while (ucp_worker_progress(s.u.worker))
-            ;
+        /* Another request often follows within microseconds, and waking
+         * from epoll costs about 40 us on a VM: poll a little first.  An
+         * empty poll yields, so a rank (or a client) that wants the core
+         * gets it; 4 clients on 2 cores: 110-127k -> 173-194k messages/s,
+         * p99 190-260 -> 84-117 us. */
+        double poll_end = bbs_now() + o->poll_us * 1e-6;
+        int busy = 0;
+        for (;;) {
+            while (ucp_worker_progress(s.u.worker))
+                busy = 1;
+            if (busy || queue_peek(&s.done) || o->poll_us == 0 || bbs_now() >= poll_end)
+                break;
+            sched_yield();
+        }
         dispatch(&s);
         send_replies(&s);
         close_dead(&s);

@@ -1,9 +1,10 @@
 /*
  * The bbserver daemon: UCX transport around bbs_serve.
  *
- * One thread talks (UCX worker, listener, endpoints); it sleeps in epoll
- * on the worker's event fd (ucp_worker_arm), a wake-up eventfd and a
- * signalfd, never spinning.  Worker threads each own a FIFO queue and a
+ * One thread talks (UCX worker, listener, endpoints); idle, it sleeps in
+ * epoll on the worker's event fd (ucp_worker_arm), a wake-up eventfd and a
+ * signalfd.  After handling messages it polls for poll_us more, yielding
+ * the core at each empty poll, before it sleeps.  Worker threads each own a FIFO queue and a
  * share of the files (by hash of the name), so one file's requests run in
  * order on one thread and the maps need no locks.
  */
@@ -25,6 +26,7 @@ struct bbs_server_opts {
     const char *const *logdirs; /* READ serves files below these */
     int nlogdirs;
     int workers;                /* worker threads */
+    int poll_us;                /* poll this long for more before sleeping */
     const char *state;          /* saved at SIGTERM, loaded at start; NULL: none */
     const char *address_file;   /* "host:port" written here once listening */
     double idle_limit;          /* exit after this many seconds with no file and

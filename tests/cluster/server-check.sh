@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # server-check.sh — bbserver across emulated nodes over real UCX (tcp on the
 # nodes' veth): the server runs on node0, clients (bbsctl) on node1.
+#   0. Bad numbers on the command line exit with status 2 and what to give.
 #   1. node1 attaches, queries and stats a file; the answers name the
 #      writers, offsets and log positions that were attached.
 #   2. node1 reads a log that only node0's own storage holds (node1 cannot
@@ -31,6 +32,16 @@ for f in "$srv" "$ctl"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 rm -rf "$work"; mkdir -p "$work"
+
+# Bad numbers on the command line: status 2 and what to give instead.
+for bad in "--poll-us -1" "--poll-us 1000001" "--poll-us 5x" "--workers 0" "--port 70000"; do
+    rc=0; "$srv" $bad >/dev/null 2>"$work/usage.err" || rc=$?
+    if [ "$rc" = 2 ] && grep -q "give" "$work/usage.err"; then
+        echo "ok: bbserver $bad: status 2, $(cat "$work/usage.err")"
+    else
+        echo "FAIL: bbserver $bad: status $rc, $(cat "$work/usage.err")"; exit 1
+    fi
+done
 
 "$cluster" with 2 "$work/c" env work="$work" srv="$srv" ctl="$ctl" cluster="$cluster" bash -c '
 set -u
