@@ -272,10 +272,11 @@ static void run_size(const struct opts *o, int repeat, double warm, const char *
         snprintf(p, sizeof(prefixes[0]), "%s", prefix);
         for (int coll = 0; coll < 2; coll++) {
             const char *m = coll ? "collective" : "independent";
-            char label_s[48];
+            char label_s[48], replay_s[48];
             snprintf(label_s, sizeof(label_s), "%s, deferred", m);
+            snprintf(replay_s, sizeof(replay_s), "%s, its replay", m);
             int d = ROW(p, label_s, coll);
-            int rp = ROW(p, "replay of it", 1);
+            int rp = ROW(p, replay_s, 1);
             turns[nturns++] = (struct turn) { DEFERRED, coll, p, d, rp };
             turns[nturns++] = (struct turn) { END_TO_END, coll, p, ROW(p, m, coll), -1 };
         }
@@ -354,7 +355,7 @@ static void run_size(const struct opts *o, int repeat, double warm, const char *
             const struct row *rw = &rows[i];
             struct bench_stat s = bench_stat(rw->t, repeat);
             double ratio = rw->vs >= 0 ? ufs[rw->vs].median / s.median : 0;
-            const char *vs = rw->vs < 0 ? "" : !strcmp(rw->mode, "replay of it")
+            const char *vs = rw->vs < 0 ? "" : strstr(rw->mode, ", its replay")
                 ? "ufs: write_all" : "ufs: same mode";
             char ratio_s[64] = "";
             if (rw->vs >= 0)

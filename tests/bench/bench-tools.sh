@@ -74,7 +74,7 @@ import csv, sys
 lines = open(sys.argv[1], newline="").read().splitlines()
 headers = [i for i, l in enumerate(lines) if l.startswith("bench,")]
 assert len(headers) == 2, f"expected a header per tool, found {len(headers)}"
-counts = {}
+counts, keys = {}, []
 for start, end in zip(headers, headers[1:] + [len(lines)]):
     rows = list(csv.DictReader(lines[start:end]))
     for r in rows:
@@ -84,10 +84,31 @@ for start, end in zip(headers, headers[1:] + [len(lines)]):
         assert 0 < float(r["min_s"]) <= float(r["median_s"]) <= float(r["max_s"]), r
         assert r["runs"] == "2", r
         counts[r["bench"]] = counts.get(r["bench"], 0) + 1
+        if r["bench"] == "noncontig":
+            keys.append((r["elmtsize"], r["target"], r["mode"]))
 # noncontig: raw, 2 x ufs:, 6 bbfs rows, per size; workloads: 7 modes x
 # (cn-w, sn-w: write; cc-r, cs-r, dl: write and read)
 assert counts == {"noncontig": 2 * 9, "workloads": 7 * 8}, counts
+# every noncontig row names its own series (two "replay of it" rows hid one
+# another in the plots)
+assert len(set(keys)) == len(keys), sorted(k for k in keys if keys.count(k) > 1)
 print("rows:", counts)
+PY
+check "plot.py names the two replay rows of a CSV written before they had names of their own" \
+    /usr/bin/python3 - "$top/noncontig/plot.py" <<'PY'
+import importlib.util, io, os, sys, tempfile
+spec = importlib.util.spec_from_file_location("plot", sys.argv[1])
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+head = "bench,label,nodes,nprocs,elmtsize,target,mode\n"
+body = "".join(f'noncontig,x,1,4,8,bbfs:,"{m}"\n' for m in (
+    "independent, deferred", "replay of it", "independent",
+    "collective, deferred", "replay of it", "collective"))
+with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+    f.write(head + body)
+modes = [r["mode"] for r in plot.read_rows([f.name])]
+os.unlink(f.name)
+assert modes[1] == "independent, its replay" and modes[4] == "collective, its replay", modes
 PY
 check "plot.py: PNG plots of both tools" \
     /usr/bin/python3 "$top/noncontig/plot.py" "$work/bench.csv" -o "$work/plots"
