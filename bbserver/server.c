@@ -553,8 +553,8 @@ int bbs_server_run(const struct bbs_server_opts *o)
         /* Another request often follows within microseconds, and waking
          * from epoll costs about 40 us on a VM: poll a little first.  An
          * empty poll yields, so a rank (or a client) that wants the core
-         * gets it; 4 clients on 2 cores: 110-127k -> 173-194k messages/s,
-         * p99 190-260 -> 84-117 us. */
+         * gets it; 4 clients on 2 cores: 110-127k -> 138-194k messages/s,
+         * p99 200-260 -> 84-162 us. */
         double poll_end = bbs_now() + o->poll_us * 1e-6;
         int busy = 0;
         for (;;) {
