@@ -226,3 +226,9 @@ check_PROGRAMS += %reldir%/t_crashpoints
 TESTS += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh
 EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh \
 	%reldir%/crashpoints-lib.sh
+
+check_PROGRAMS += %reldir%/t_lognames
+%canon_reldir%_t_lognames_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_lognames_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_lognames.mpi
+EXTRA_DIST += %reldir%/t_lognames.mpi

@@ -46,10 +46,18 @@ struct writer_id {
     const char *path, *host, *server;
 };
 
+/* Bytes of one process's slot in gather_ids' first exchange: a fits flag,
+ * its length and, when they fit, its strings.  Usual ones (a log path, a
+ * host and a server address) take 60-150 bytes; 256 x 32k processes is 8
+ * MiB for the moment of the exchange. */
+#define ID_SLOT 256
+
 /* Every process's metalog path, host name and node server (err: this
- * process's failure to create its logs), as NUL-terminated strings in one
- * allgather; *all points into *packed.  Collective; @return an error every
- * process returns alike. */
+ * process's failure to create its logs), as NUL-terminated strings; *all
+ * points into *packed.  One allgather of fixed slots when every process's
+ * strings fit in one (each collective of an open costs 0.1-0.3 ms where
+ * processes share cores), else a second, of exactly the bytes each has.
+ * Collective; @return an error every process returns alike. */
 static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **packed)
 {
     static char myname[] = "ADIOI_BBFS_GATHER_IDS";
@@ -67,21 +75,31 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     int len = 0;
     for (int i = 0; i < 4; i++)
         len += (int) strlen(part[i]) + 1;
-    char *mine = ADIOI_Malloc((size_t) len);
-    for (int i = 0, at = 0; i < 4; i++) {
+
+    /* slot: [0] fits, [1..4] length, then the strings if they fit */
+    char *slots = ADIOI_Malloc((size_t) n * ID_SLOT), mine[ID_SLOT];
+    const int head = 1 + (int) sizeof(int);
+    int fits = len <= ID_SLOT - head;
+    memset(mine, 0, sizeof(mine));
+    mine[0] = (char) fits;
+    memcpy(mine + 1, &len, sizeof(int));
+    for (int i = 0, at = head; fits && i < 4; i++) {
         memcpy(mine + at, part[i], strlen(part[i]) + 1);
         at += (int) strlen(part[i]) + 1;
     }
+    MPI_Allgather(mine, ID_SLOT, MPI_BYTE, slots, ID_SLOT, MPI_BYTE, fd->comm);
 
     int *counts = ADIOI_Malloc(sizeof(int) * n), *displs = ADIOI_Malloc(sizeof(int) * n);
-    MPI_Allgather(&len, 1, MPI_INT, counts, 1, MPI_INT, fd->comm);
+    int all_fit = 1;
     long long total = 0;
     for (int r = 0; r < n; r++) {
+        all_fit &= slots[(size_t) r * ID_SLOT] != 0;
+        memcpy(&counts[r], slots + (size_t) r * ID_SLOT + 1, sizeof(int));
         displs[r] = (int) total;
         total += counts[r];
     }
     if (total > INT_MAX) {      /* (alike everywhere) */
-        ADIOI_Free(mine);
+        ADIOI_Free(slots);
         ADIOI_Free(counts);
         ADIOI_Free(displs);
         return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
@@ -89,7 +107,19 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
                                     "exceed 2 GiB; use a shorter bbfs_logdir");
     }
     *packed = ADIOI_Malloc((size_t) total);
-    MPI_Allgatherv(mine, len, MPI_BYTE, *packed, counts, displs, MPI_BYTE, fd->comm);
+    if (all_fit) {
+        for (int r = 0; r < n; r++)
+            memcpy(*packed + displs[r], slots + (size_t) r * ID_SLOT + head, (size_t) counts[r]);
+    } else {
+        char *flat = ADIOI_Malloc((size_t) len);
+        for (int i = 0, at = 0; i < 4; i++) {
+            memcpy(flat + at, part[i], strlen(part[i]) + 1);
+            at += (int) strlen(part[i]) + 1;
+        }
+        MPI_Allgatherv(flat, len, MPI_BYTE, *packed, counts, displs, MPI_BYTE, fd->comm);
+        ADIOI_Free(flat);
+    }
+    ADIOI_Free(slots);
     *all = ADIOI_Malloc(sizeof(**all) * n);
     for (int r = 0; r < n; r++) {
         const char *p = *packed + displs[r];
@@ -101,7 +131,6 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
         p += strlen(p) + 1;
         (*all)[r].server = p;
     }
-    ADIOI_Free(mine);
     ADIOI_Free(counts);
     ADIOI_Free(displs);
     return MPI_SUCCESS;
@@ -151,8 +180,8 @@ static void log_start(ADIO_File fd, int *error_code)
 
     /* One exchange: everyone's metalog path, host and node server (readers
      * need the paths, the manifest all), and whether everyone got logs.
-     * Packed as strings, about 100 bytes a process: fixed-size records
-     * would be 4.6 KB each, 150 MB in every process at 32k processes. */
+     * As strings in small slots: records of fixed fields (a path of
+     * PATH_MAX) would be 4.6 KB each, 150 MB in every process at 32k. */
     struct writer_id *all = NULL;
     char *packed = NULL;
     int g_err = gather_ids(fd, err, &all, &packed);

@@ -1,0 +1,82 @@
+/* Log names of every length.  At open every process sends the others its
+ * metalog path, host and node server: in one allgather of fixed slots when
+ * they fit, else in a second, exact exchange.  Here the odd ranks log
+ * under a node-local directory whose path alone is longer than a slot (as
+ * a deep per-job directory can be), the even ranks under the usual one, so
+ * both kinds meet in one open.  Each process writes a block, syncs, and
+ * reads its neighbour's through the logs (found by the path the exchange
+ * carried), then the close replays them all; the runner compares the file
+ * with ufs:'s. */
+#include "testlib.h"
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define BLOCK 65536
+
+/* dir/<300 bytes of nested names>, made; the deepest in out. */
+static void make_long_dir(const char *base, char *out, size_t len)
+{
+    int n = snprintf(out, len, "%s/t_lognames.%d", base, tl_rank);
+    while (n < 300 + (int) strlen(base)) {
+        TL_CHECK(mkdir(out, 0700) == 0 || errno == EEXIST, "cannot make %s", out);
+        n += snprintf(out + n, len - (size_t) n, "/a-directory-name-of-forty-bytes-------");
+    }
+    TL_CHECK(mkdir(out, 0700) == 0 || errno == EEXIST, "cannot make %s", out);
+}
+
+/* Whether dir holds a metalog (this process's, while the file is open). */
+static int holds_metalog(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int found = 0;
+
+    TL_CHECK(d != NULL, "cannot list %s", dir);
+    while ((e = readdir(d)) != NULL)
+        found |= strstr(e->d_name, ".metalog") != NULL;
+    closedir(d);
+    return found;
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = tl_init(&argc, &argv);
+    const char *base = getenv("BBFS_LOGDIR") ? getenv("BBFS_LOGDIR") : "/tmp";
+    char longdir[1024] = "";
+    unsigned char *buf = malloc(BLOCK), *got = malloc(BLOCK);
+    MPI_File fh;
+    MPI_Status st;
+
+    if (tl_is_bbfs(name) && tl_rank % 2 == 1) {
+        make_long_dir(base, longdir, sizeof(longdir));
+        setenv("BBFS_LOGDIR", longdir, 1);      /* (read at open: bbfs_logdir's default) */
+    }
+    TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                         &fh));
+    if (longdir[0])
+        TL_CHECK(holds_metalog(longdir), "no metalog in the long bbfs_logdir %s", longdir);
+    MPI_Offset mine = (MPI_Offset) tl_rank * BLOCK;
+    tl_fill(buf, BLOCK, mine, 1);
+    TL_MPI(MPI_File_write_at(fh, mine, buf, BLOCK, MPI_BYTE, &st));
+    tl_sync_barrier_sync(fh);
+    int peer = (tl_rank + 1) % tl_nprocs;
+    TL_MPI(MPI_File_read_at(fh, (MPI_Offset) peer * BLOCK, got, BLOCK, MPI_BYTE, &st));
+    tl_verify(got, BLOCK, (MPI_Offset) peer * BLOCK, 1, "the neighbour's block, from its log");
+    TL_MPI(MPI_File_close(&fh));
+    if (longdir[0]) {
+        TL_CHECK(!holds_metalog(longdir), "the close left a metalog in %s", longdir);
+        /* (remove the tree: innermost first) */
+        for (char *cut; strlen(longdir) > strlen(base) + 1; *cut = '\0') {
+            rmdir(longdir);
+            cut = strrchr(longdir, '/');
+        }
+    }
+    free(buf);
+    free(got);
+    return tl_finish();
+}
