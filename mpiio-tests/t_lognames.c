@@ -1,12 +1,14 @@
 /* Log names of every length.  At open every process sends the others its
  * metalog path, host and node server: in one allgather of fixed slots when
- * they fit, else in a second, exact exchange.  Here the odd ranks log
+ * they fit, else in a second, exact exchange.  Here some processes log
  * under a node-local directory whose path alone is longer than a slot (as
- * a deep per-job directory can be), the even ranks under the usual one, so
- * both kinds meet in one open.  Each process writes a block, syncs, and
- * reads its neighbour's through the logs (found by the path the exchange
- * carried), then the close replays them all; the runner compares the file
- * with ufs:'s. */
+ * a deep per-job directory can be), the others under the usual one, so
+ * both kinds meet in one open: on one node the odd ranks; across nodes the
+ * processes of the nodes whose first rank is odd (a node's server serves
+ * the log directory it was started for, so a node's processes share one).
+ * Each process writes a block, syncs, and reads its neighbour's through
+ * the logs (found by the path the exchange carried), then the close
+ * replays them all; the runner compares the file with ufs:'s. */
 #include "testlib.h"
 #include <dirent.h>
 #include <errno.h>
@@ -19,9 +21,9 @@
 #define BLOCK 65536
 
 /* dir/<300 bytes of nested names>, made; the deepest in out. */
-static void make_long_dir(const char *base, char *out, size_t len)
+static void make_long_dir(const char *base, int who, char *out, size_t len)
 {
-    int n = snprintf(out, len, "%s/t_lognames.%d", base, tl_rank);
+    int n = snprintf(out, len, "%s/t_lognames.%d", base, who);
     while (n < 300 + (int) strlen(base)) {
         TL_CHECK(mkdir(out, 0700) == 0 || errno == EEXIST, "cannot make %s", out);
         n += snprintf(out + n, len - (size_t) n, "/a-directory-name-of-forty-bytes-------");
@@ -52,8 +54,15 @@ int main(int argc, char **argv)
     MPI_File fh;
     MPI_Status st;
 
-    if (tl_is_bbfs(name) && tl_rank % 2 == 1) {
-        make_long_dir(base, longdir, sizeof(longdir));
+    MPI_Comm node;
+    int node_size, first;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    MPI_Allreduce(&tl_rank, &first, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    int chooser = node_size == tl_nprocs ? tl_rank : first;
+    if (tl_is_bbfs(name) && chooser % 2 == 1) {
+        make_long_dir(base, chooser, longdir, sizeof(longdir));
         setenv("BBFS_LOGDIR", longdir, 1);      /* (read at open: bbfs_logdir's default) */
     }
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
@@ -68,9 +77,11 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_read_at(fh, (MPI_Offset) peer * BLOCK, got, BLOCK, MPI_BYTE, &st));
     tl_verify(got, BLOCK, (MPI_Offset) peer * BLOCK, 1, "the neighbour's block, from its log");
     TL_MPI(MPI_File_close(&fh));
-    if (longdir[0]) {
+    if (longdir[0])
         TL_CHECK(!holds_metalog(longdir), "the close left a metalog in %s", longdir);
-        /* (remove the tree: innermost first) */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (longdir[0] && chooser == tl_rank) {
+        /* (remove the tree, innermost first; one process per tree) */
         for (char *cut; strlen(longdir) > strlen(base) + 1; *cut = '\0') {
             rmdir(longdir);
             cut = strrchr(longdir, '/');
