@@ -280,6 +280,12 @@ struct read_ctx {
     ADIO_Offset base;           /* file offset of dst[0] */
     int rank;                   /* this process: its datalog is read through its writer */
     int err;                    /* MPI error code */
+    struct {                    /* datalog bytes still to read: a run of pieces */
+        int log;                /* writer index, or OWN */
+        uint64_t dlog;
+        char *p;
+        size_t len;
+    } run;
 };
 
 static int read_lower(struct read_ctx *c, ADIO_Offset off, ADIO_Offset len)
@@ -303,18 +309,20 @@ static int read_lower(struct read_ctx *c, ADIO_Offset off, ADIO_Offset len)
 /* The writer of a piece of this process's own log (not a view's index). */
 #define OWN (-1)
 
-static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offset off,
-                        ADIO_Offset len)
+/* Read the run of datalog bytes gathered so far. */
+static int read_run(struct read_ctx *c)
 {
     static char myname[] = "ADIOI_BBFS_READ_DATALOG";
     ADIOI_BBFS_File *bf = c->bf;
-    char *p = c->dst + (off - c->base);
     struct logfs_error le;
-    int rc;
+    int writer = c->run.log;
+    size_t len = c->run.len;
 
-    if (bf->writer && (writer == OWN || (bf->srv ? ADIOI_BBFS_Server_is_own(bf, writer)
-                                         : writer == c->rank))) {
-        rc = logfs_writer_read_data(bf->writer, dlog, p, (size_t) len, &le);
+    c->run.len = 0;
+    if (len == 0)
+        return 0;
+    if (writer == OWN) {
+        int rc = logfs_writer_read_data(bf->writer, c->run.dlog, c->run.p, len, &le);
         if (rc != LOGFS_OK) {
             c->err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
             return 1;
@@ -322,10 +330,37 @@ static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offs
         return 0;
     }
     if (bf->srv)                /* a writer of the server's view */
-        c->err = ADIOI_BBFS_Server_read(bf, writer, dlog, p, (size_t) len);
+        c->err = ADIOI_BBFS_Server_read(bf, writer, c->run.dlog, c->run.p, len);
     else
-        c->err = ADIOI_BBFS_Datalogs_read(&bf->datalogs, writer, dlog, p, (size_t) len);
+        c->err = ADIOI_BBFS_Datalogs_read(&bf->datalogs, writer, c->run.dlog, c->run.p, len);
     return c->err != MPI_SUCCESS;
+}
+
+/* Pieces that follow one another in a datalog and in the request are read
+ * at once: a strided write is logged contiguously, so a reader of its
+ * elements through a view reads one run, not one piece per element (a
+ * pread per 8-byte element was most of an HDF5-style read-back). */
+static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offset off,
+                        ADIO_Offset len)
+{
+    ADIOI_BBFS_File *bf = c->bf;
+    char *p = c->dst + (off - c->base);
+
+    if (bf->writer && (writer == OWN || (bf->srv ? ADIOI_BBFS_Server_is_own(bf, writer)
+                                         : writer == c->rank)))
+        writer = OWN;
+    if (c->run.len > 0 && c->run.log == writer && c->run.dlog + c->run.len == dlog
+        && c->run.p + c->run.len == p) {
+        c->run.len += (size_t) len;
+        return 0;
+    }
+    if (read_run(c))
+        return 1;
+    c->run.log = writer;
+    c->run.dlog = dlog;
+    c->run.p = p;
+    c->run.len = (size_t) len;
+    return 0;
 }
 
 static int from_remote(void *arg, const struct logfs_range *r, int is_hole)
@@ -438,6 +473,8 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     } else {
         ADIOI_BBFS_Walk_view(fd, file_ptr_type, offset, nbytes, resolve, &c, &next_fp);
     }
+    if (c.err == MPI_SUCCESS)
+        read_run(&c);
     /* other nodes' pieces, batched */
     if (bf->srv)
         c.err = c.err != MPI_SUCCESS ? (ADIOI_BBFS_Server_flush(bf, 1), c.err)
