@@ -48,6 +48,7 @@ typedef struct ADIOI_BBFS_Times {
     long long wants, moved;     /* datalog ranges asked of, and bytes sent to, others */
     long long read_direct;      /* datalog bytes a process read itself for its domain */
     long long view_builds, view_pieces; /* views of synced writes built; pieces put in */
+    long long log_reads, log_read_pieces;       /* reads' datalog calls; pieces they held */
 } ADIOI_BBFS_Times;
 
 typedef struct ADIOI_BBFS_File {

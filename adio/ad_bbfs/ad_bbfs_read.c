@@ -321,6 +321,7 @@ static int read_run(struct read_ctx *c)
     c->run.len = 0;
     if (len == 0)
         return 0;
+    bf->times.log_reads++;
     if (writer == OWN) {
         int rc = logfs_writer_read_data(bf->writer, c->run.dlog, c->run.p, len, &le);
         if (rc != LOGFS_OK) {
@@ -346,6 +347,7 @@ static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offs
     ADIOI_BBFS_File *bf = c->bf;
     char *p = c->dst + (off - c->base);
 
+    bf->times.log_read_pieces++;
     if (bf->writer && (writer == OWN || (bf->srv ? ADIOI_BBFS_Server_is_own(bf, writer)
                                          : writer == c->rank)))
         writer = OWN;
