@@ -46,6 +46,19 @@ static void usage(FILE *f)
             "2 on bad usage.\n", MAX_LOGDIRS);
 }
 
+/* A whole number from lo to hi, or 0 after saying what to give. */
+static int int_option(const char *name, const char *arg, long lo, long hi, long *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (!*arg || *end || v < lo || v > hi) {
+        fprintf(stderr, "bbserver: %s %s: give %ld to %ld\n", name, arg, lo, hi);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -80,11 +93,8 @@ int main(int argc, char **argv)
             o.listen = optarg;
             break;
         case 'p':
-            v = strtol(optarg, &end, 10);
-            if (*end || v < 0 || v > 65535) {
-                fprintf(stderr, "bbserver: --port %s: give 0 to 65535\n", optarg);
+            if (!int_option("--port", optarg, 0, 65535, &v))
                 return 2;
-            }
             o.port = (uint16_t) v;
             break;
         case 'd':
@@ -98,19 +108,13 @@ int main(int argc, char **argv)
             token_file = optarg;
             break;
         case 'w':
-            v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 64) {
-                fprintf(stderr, "bbserver: --workers %s: give 1 to 64\n", optarg);
+            if (!int_option("--workers", optarg, 1, 64, &v))
                 return 2;
-            }
             o.workers = (int) v;
             break;
         case 'u':
-            v = strtol(optarg, &end, 10);
-            if (*end || v < 0 || v > 1000000) {
-                fprintf(stderr, "bbserver: --poll-us %s: give 0 to 1000000\n", optarg);
+            if (!int_option("--poll-us", optarg, 0, 1000000, &v))
                 return 2;
-            }
             o.poll_us = (int) v;
             break;
         case 's':
