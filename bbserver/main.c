@@ -125,7 +125,7 @@ int main(int argc, char **argv)
             break;
         case 'i':
             o.idle_limit = strtod(optarg, &end);
-            if (*end || o.idle_limit < 0) {
+            if (!*optarg || *end || o.idle_limit < 0) {
                 fprintf(stderr, "bbserver: --idle-limit %s: give seconds, 0 for never\n",
                         optarg);
                 return 2;

@@ -549,21 +549,11 @@ int bbs_server_run(const struct bbs_server_opts *o)
         }
 
     s.last_busy = bbs_now();
+    double poll_until = 0;
     for (;;) {
-        /* Another request often follows within microseconds, and waking
-         * from epoll costs about 40 us on a VM: poll a little first.  An
-         * empty poll yields, so a rank (or a client) that wants the core
-         * gets it; 4 clients on 2 cores: 110-127k -> 138-194k messages/s,
-         * p99 200-260 -> 84-162 us. */
-        double poll_end = bbs_now() + o->poll_us * 1e-6;
-        int busy = 0;
-        for (;;) {
-            while (ucp_worker_progress(s.u.worker))
-                busy = 1;
-            if (busy || queue_peek(&s.done) || o->poll_us == 0 || bbs_now() >= poll_end)
-                break;
-            sched_yield();
-        }
+        int busy = queue_peek(&s.done);        /* (a reply to send: a request may follow) */
+        while (ucp_worker_progress(s.u.worker))
+            busy = 1;
         dispatch(&s);
         send_replies(&s);
         close_dead(&s);
@@ -578,6 +568,18 @@ int bbs_server_run(const struct bbs_server_opts *o)
                 rc = 0;
                 break;
             }
+        }
+        /* Another request often follows within microseconds, and waking
+         * from epoll costs about 40 us on a VM: after handling messages,
+         * poll for more a little before sleeping.  An empty poll yields,
+         * so a rank (or a client) that wants the core gets it. */
+        if (busy && o->poll_us > 0)
+            poll_until = bbs_now() + o->poll_us * 1e-6;
+        if (queue_peek(&s.done))
+            continue;           /* a worker's reply is ready: send it */
+        if (bbs_now() < poll_until) {
+            sched_yield();
+            continue;
         }
         ucs_status_t st = ucp_worker_arm(s.u.worker);
         if (st == UCS_ERR_BUSY)
