@@ -2,8 +2,8 @@
  * The client side of bbserver: one connection, one request at a time,
  * each waited for with a time-out: polled briefly (BBFS_SERVER_SPIN_US,
  * yielding the core), then asleep in poll on the worker's event fd.  Used
- * by the driver inside MPI processes, by bbsctl
- * and by the tests.  No MPI here.
+ * by the driver inside MPI processes, by bbsctl and by the tests.  No MPI
+ * here.
  */
 #ifndef BBSERVER_CLIENT_H
 #define BBSERVER_CLIENT_H

@@ -4,9 +4,9 @@
  * One thread talks (UCX worker, listener, endpoints); idle, it sleeps in
  * epoll on the worker's event fd (ucp_worker_arm), a wake-up eventfd and a
  * signalfd.  After handling messages it polls for poll_us more, yielding
- * the core at each empty poll, before it sleeps.  Worker threads each own a FIFO queue and a
- * share of the files (by hash of the name), so one file's requests run in
- * order on one thread and the maps need no locks.
+ * the core at each empty poll, before it sleeps.  Worker threads each own
+ * a FIFO queue and a share of the files (by hash of the name), so one
+ * file's requests run in order on one thread and the maps need no locks.
  */
 #ifndef BBSERVER_SERVER_H
 #define BBSERVER_SERVER_H

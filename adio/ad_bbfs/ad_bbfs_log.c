@@ -75,6 +75,11 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     int len = 0;
     for (int i = 0; i < 4; i++)
         len += (int) strlen(part[i]) + 1;
+    char *flat = ADIOI_Malloc((size_t) len);
+    for (int i = 0, at = 0; i < 4; i++) {
+        memcpy(flat + at, part[i], strlen(part[i]) + 1);
+        at += (int) strlen(part[i]) + 1;
+    }
 
     /* slot: [0] fits, [1..4] length, then the strings if they fit */
     char *slots = ADIOI_Malloc((size_t) n * ID_SLOT), mine[ID_SLOT];
@@ -83,10 +88,8 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     memset(mine, 0, sizeof(mine));
     mine[0] = (char) fits;
     memcpy(mine + 1, &len, sizeof(int));
-    for (int i = 0, at = head; fits && i < 4; i++) {
-        memcpy(mine + at, part[i], strlen(part[i]) + 1);
-        at += (int) strlen(part[i]) + 1;
-    }
+    if (fits)
+        memcpy(mine + head, flat, (size_t) len);
     MPI_Allgather(mine, ID_SLOT, MPI_BYTE, slots, ID_SLOT, MPI_BYTE, fd->comm);
 
     int *counts = ADIOI_Malloc(sizeof(int) * n), *displs = ADIOI_Malloc(sizeof(int) * n);
@@ -99,6 +102,7 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
         total += counts[r];
     }
     if (total > INT_MAX) {      /* (alike everywhere) */
+        ADIOI_Free(flat);
         ADIOI_Free(slots);
         ADIOI_Free(counts);
         ADIOI_Free(displs);
@@ -111,14 +115,9 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
         for (int r = 0; r < n; r++)
             memcpy(*packed + displs[r], slots + (size_t) r * ID_SLOT + head, (size_t) counts[r]);
     } else {
-        char *flat = ADIOI_Malloc((size_t) len);
-        for (int i = 0, at = 0; i < 4; i++) {
-            memcpy(flat + at, part[i], strlen(part[i]) + 1);
-            at += (int) strlen(part[i]) + 1;
-        }
         MPI_Allgatherv(flat, len, MPI_BYTE, *packed, counts, displs, MPI_BYTE, fd->comm);
-        ADIOI_Free(flat);
     }
+    ADIOI_Free(flat);
     ADIOI_Free(slots);
     *all = ADIOI_Malloc(sizeof(**all) * n);
     for (int r = 0; r < n; r++) {
