@@ -17,7 +17,15 @@ BBFS_MPICH_INPUTS = \
 	$(wildcard $(top_srcdir)/adio/mpich-patches/*.patch) \
 	$(top_srcdir)/tools/build-mpich.sh
 
-mpich.stamp: $(BBFS_MPICH_INPUTS)
+# The cached MPICH is shared by every checkout that builds with the same
+# inputs, and follows the last one that built there (its driver sources and
+# the bbserver link): when that was another checkout, build here again, even
+# if nothing changed in this one.
+BBFS_MPICH_OWNER = $(shell readlink $(MPICH_PREFIX)/bin/bbserver 2>/dev/null)
+BBFS_MPICH_RECLAIM = $(if $(filter $(abs_top_builddir)/bbserver/bbserver,$(BBFS_MPICH_OWNER)),,mpich-reclaim)
+.PHONY: mpich-reclaim
+
+mpich.stamp: $(BBFS_MPICH_INPUTS) $(BBFS_MPICH_RECLAIM)
 	$(AM_V_GEN)$(top_srcdir)/tools/build-mpich.sh $(abs_top_builddir) "$(MPICH_SOURCE)"
 	@touch $@
 

@@ -82,9 +82,19 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
     snprintf(state, sizeof(state), "%s/.bbserver.%s.state", logdir, host);
     snprintf(logpath, sizeof(logpath), "%s/.bbserver.%s.log", logdir, host);
     server_binary(bin, sizeof(bin));
+    /* The daemon reports a failed exec through this pipe, which the exec
+     * closes when it succeeds: a missing program is an error at once, not
+     * after the whole time-out. */
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "cannot start bbserver: pipe: %s", strerror(errno));
+        return -1;
+    }
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "cannot start bbserver: fork: %s", strerror(errno));
+        close(report[0]);
+        close(report[1]);
         return -1;
     }
     if (pid == 0) {
@@ -99,17 +109,37 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        /* nothing of the MPI process: hydra waits for its PMI socket and
-         * output pipes to close before the job ends */
-        closefrom(3);
+        if (report[1] != 3) {
+            dup2(report[1], 3);
+            fcntl(3, F_SETFD, FD_CLOEXEC);
+        }
+        /* nothing else of the MPI process: hydra waits for its PMI socket
+         * and output pipes to close before the job ends */
+        closefrom(4);
         const char *idle = getenv("BBFS_SERVER_IDLE");
         execlp(bin, bin, "--logdir", logdir, "--address-file", file, "--state", state,
                "--idle-limit", idle && *idle ? idle : "600", (char *) NULL);
-        fprintf(stderr, "bbfs: cannot run %s: %s\n", bin, strerror(errno));
+        int e = errno;
+        fprintf(stderr, "bbfs: cannot run %s: %s\n", bin, strerror(e));
+        ssize_t w = write(3, &e, sizeof(e));
+        (void) w;
         _exit(127);
     }
+    close(report[1]);
     waitpid(pid, NULL, 0);
-    for (double waited = 0; waited < s->nodes.timeout; waited += 0.02) {
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(report[0], &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR)
+        continue;
+    close(report[0]);
+    if (got == (ssize_t) sizeof(exec_errno)) {
+        snprintf(err, errlen, "cannot run %s to start this node's bbserver: %s (set "
+                 "BBFS_SERVER_BIN to the bbserver program; it is looked for beside libmpi, "
+                 "in ../bin, then on PATH)", bin, strerror(exec_errno));
+        return -1;
+    }
+    /* (by the clock: a ping that fails slowly counts too) */
+    for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < s->nodes.timeout;) {
         int a = alive(s, file, addr, len, err, errlen);
         if (a != 0)
             return a > 0 ? 0 : -1;

@@ -7,8 +7,9 @@
 #      node's server; each file equals a ufs: run's.  The server the driver
 #      started was asked to attach, query and read (its counters), and holds
 #      no file once the replays are done.
-#      A named server that is not there, or a wrong token, fails the open
-#      on every process with a message that says so, without a hang.
+#      A named server that is not there, a wrong token, or a server
+#      program that cannot be run fails the open on every process with a
+#      message that says so, without a hang.
 #   2. Two emulated nodes, each with its own log directory (no process can
 #      open another node's logs): the MSC tests (t_consistency: the four
 #      synchronization constructs, writer and reader on different nodes),
@@ -78,6 +79,17 @@ BBFS_SERVER_TOKEN=$(printf "%064d" 7) BBFS_FORCE_REMOTE=1 BBFS_LOGDIR="$work/log
 [ $rc != 0 ] && grep -q "token" "$work/badtoken.out" \
     && ok "a wrong token fails the open: $(grep -m1 -o "refused.*" "$work/badtoken.out")" \
     || { sed "s/^/  | /" "$work/badtoken.out" | tail -5; fail "open with a wrong token: rc $rc"; }
+# a node's server that cannot be started (its program missing): the open
+# fails on every process at once, not after the 30 s time-out
+mkdir -p "$work/nobin"
+t0=$(date +%s)
+BBFS_SERVER_BIN="$work/no-such-bbserver" BBFS_FORCE_REMOTE=1 BBFS_LOGDIR="$work/nobin" \
+    $MPIEXEC -n 4 "$readback" "$work/one.dat" "bbfs:$work/one.dat" > "$work/nobin.out" 2>&1; rc=$?
+t=$(( $(date +%s) - t0 ))
+[ $rc != 0 ] && [ "$(grep -c "cannot run $work/no-such-bbserver.*BBFS_SERVER_BIN" "$work/nobin.out")" = 4 ] \
+    && [ $t -lt 15 ] \
+    && ok "a missing bbserver program fails the open on all 4 processes in ${t} s: $(grep -m1 -o "cannot run.*" "$work/nobin.out")" \
+    || { sed "s/^/  | /" "$work/nobin.out" | tail -5; fail "open with no bbserver program: rc $rc, ${t} s"; }
 p2=$("$ctl" -S "$addr" ping 2>&1)
 [ "$(count "$p2" refused)" -gt "$(count "$p" refused)" ] 2>/dev/null \
     && ok "and the server counted the refusals" || fail "refusals: $p2"
