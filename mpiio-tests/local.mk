@@ -75,6 +75,13 @@ MPIIO_HANDLES_SPECS = %reldir%/t_handles.mpi %reldir%/t_handles_commit.mpi
 TESTS += $(MPIIO_HANDLES_SPECS)
 EXTRA_DIST += $(MPIIO_HANDLES_SPECS)
 
+check_PROGRAMS += %reldir%/t_reopen_live
+%canon_reldir%_t_reopen_live_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_reopen_live_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_REOPEN_LIVE_SPECS = %reldir%/t_reopen_live.mpi %reldir%/t_reopen_live_session.mpi
+TESTS += $(MPIIO_REOPEN_LIVE_SPECS)
+EXTRA_DIST += $(MPIIO_REOPEN_LIVE_SPECS)
+
 check_PROGRAMS += %reldir%/t_handle_order
 %canon_reldir%_t_handle_order_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_handle_order_LDADD = $(MPIIO_TEST_LDADD)

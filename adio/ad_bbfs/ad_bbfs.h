@@ -345,7 +345,8 @@ static inline int ADIOI_BBFS_View_unsealed(const ADIOI_BBFS_File * bf)
 
 /* Reads must look at logs: this handle's own, or, where the consistency
  * model shows them, other handles' live sessions on the same file (found
- * at open, possibly new after a sync; commit and posix look every time). */
+ * at open, possibly new after a sync; commit and posix look every time;
+ * session looks once, at what the open found). */
 static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 {
     ADIOI_BBFS_File *bf = (ADIOI_BBFS_File *) fd->fs_ptr;
@@ -353,9 +354,8 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 
     if (bf->metalogs)
         return 1;
-    return c != ADIOI_BBFS_CONSISTENCY_SESSION && (bf->others_live || c ==
-                                                   ADIOI_BBFS_CONSISTENCY_COMMIT
-                                                   || c == ADIOI_BBFS_CONSISTENCY_POSIX);
+    return bf->others_live || c == ADIOI_BBFS_CONSISTENCY_COMMIT
+        || c == ADIOI_BBFS_CONSISTENCY_POSIX;
 }
 
 /* ad_bbfs_exchange.c: replay's metalogs and data from the processes that

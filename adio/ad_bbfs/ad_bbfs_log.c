@@ -353,9 +353,12 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
     if (*error_code == MPI_SUCCESS && bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_SESSION)
         ADIOI_BBFS_Server_attach(fd, error_code);
     /* Others may have synced new data, maybe through a handle opened since:
-     * look again before the next read. */
-    bf->remote_stale = 1;
-    bf->others_live = 1;
+     * look again before the next read (not under session, where a sync
+     * shows nothing new). */
+    if (bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_SESSION) {
+        bf->remote_stale = 1;
+        bf->others_live = 1;
+    }
 }
 
 /* MPI_File_set_size that grows the file (ADIOI_BBFS_Resize decides). */

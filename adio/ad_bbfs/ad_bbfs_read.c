@@ -9,8 +9,10 @@
  *      (logfs_plan_build_sessions);
  *   3. the canonical file, through the lower driver.
  *
- * Under session consistency (2) is never looked at, and (1) covers all of
- * this process's epochs since the open.
+ * Under session consistency (1) covers all of this process's epochs since
+ * the open, and (2) holds only the other handles' sessions found at the
+ * open (closed while another handle stayed open, so the open could not
+ * replay them; or still open), looked at once, at the first read.
  *
  * One request may be served from all three.  When (2) is looked at depends
  * on bbfs_consistency:
@@ -20,7 +22,8 @@
  *   commit   rebuilt before every read (others' syncs are not announced);
  *   posix    rebuilt before every read, including writes not yet synced
  *            (writers flush after every write);
- *   session  never: others' writes show only after close and a new open.
+ *   session  once after the open, and only when other sessions were
+ *            there: others' writes show only after close and a new open.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -116,6 +119,14 @@ static int add_plan(struct remote_build *rb, const struct logfs_plan *plan, uint
     return rc;
 }
 
+/* Whether the view holds this handle's session: not under session
+ * consistency, where this process's writes come from its own log and the
+ * others' of this handle stay unseen until the close. */
+static int own_in_view(const ADIOI_BBFS_File * bf)
+{
+    return bf->metalogs && bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_SESSION;
+}
+
 /* One plan of this handle's session (its writers first, keeping their
  * ranks) and every other session of the file: other handles still open,
  * or closed while one was.  Their datalogs are opened now, so that a
@@ -127,6 +138,7 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
 {
     struct logfs_manifest *ms;
     int n, rc = LOGFS_OK, ns = 0, nw = 0;
+    int own = own_in_view(bf);
 
     *plan = NULL;
     if ((*err = ADIOI_BBFS_Manifest_others(bf, &ms, &n)) != MPI_SUCCESS)
@@ -134,12 +146,12 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
     bf->others_live = n;
     for (int i = 0; i < n; i++)
         nw += (int) ms[i].nwriters;
-    nw += bf->metalogs ? bf->nwriters : 0;
+    nw += own ? bf->nwriters : 0;
     if (nw > 0) {
         const char **paths = ADIOI_Malloc(sizeof(char *) * nw);
         size_t *counts = ADIOI_Malloc(sizeof(size_t) * (n + 1));
         int at = 0;
-        if (bf->metalogs) {
+        if (own) {
             for (int r = 0; r < bf->nwriters; r++)
                 paths[at++] = bf->metalogs[r];
             counts[ns++] = (size_t) bf->nwriters;
@@ -154,7 +166,7 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
         ADIOI_Free(counts);
         /* writer r of this handle is datalog r, read through its writer
          * when it is this process's: only other sessions' are opened now */
-        if (rc == LOGFS_OK && ADIOI_BBFS_Datalogs_add(&bf->datalogs, *plan, bf->metalogs ?
+        if (rc == LOGFS_OK && ADIOI_BBFS_Datalogs_add(&bf->datalogs, *plan, own ?
                                                       bf->nwriters : 0, &rc, le) < 0) {
             logfs_plan_free(*plan);
             *plan = NULL;
@@ -194,7 +206,7 @@ static int build_remote(ADIOI_BBFS_File * bf)
     struct logfs_error le;
     struct remote_build rb = { NULL, 0, 0, LOGFS_OK };
     int rc = LOGFS_OK, err = MPI_SUCCESS;
-    int extend = bf->remote && bf->remote_solo && bf->metalogs;
+    int extend = bf->remote && bf->remote_solo && own_in_view(bf);
     uint64_t from = 0;
 
     struct logfs_plan_opts po = { 0, ADIOI_BBFS_View_unsealed(bf) };
@@ -209,8 +221,8 @@ static int build_remote(ADIOI_BBFS_File * bf)
             bf->view_sizes = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
         metalog_sizes(bf, bf->view_sizes);
     }
-    if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION) {
-        bf->remote_stale = 0;
+    if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION && !bf->others_live) {
+        bf->remote_stale = 0;   /* the open replayed every closed session */
         return MPI_SUCCESS;
     }
     if (bf->metalogs && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE) {
@@ -349,7 +361,7 @@ static int read_datalog(struct read_ctx *c, int writer, uint64_t dlog, ADIO_Offs
 
     bf->times.log_read_pieces++;
     if (bf->writer && (writer == OWN || (bf->srv ? ADIOI_BBFS_Server_is_own(bf, writer)
-                                         : writer == c->rank)))
+                                         : writer == c->rank && own_in_view(bf))))
         writer = OWN;
     if (c->run.len > 0 && c->run.log == writer && c->run.dlog + c->run.len == dlog
         && c->run.p + c->run.len == p) {
@@ -415,8 +427,8 @@ static int resolve(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data
     {
         static char myname[] = "ADIOI_BBFS_READ_OWN";
         int rc = logfs_writer_lookup(bf->writer, (uint64_t) off, (uint64_t) len,
-                                     bf->remote ? logfs_writer_epoch(bf->writer) : 0,
-                                     from_own, c);
+                                     bf->remote && own_in_view(bf) ?
+                                     logfs_writer_epoch(bf->writer) : 0, from_own, c);
         /* the lookup's own failure (no memory for the index) must not pass
          * for a read with an unfilled buffer */
         if (rc != 0 && c->err == MPI_SUCCESS)

@@ -49,7 +49,8 @@ fail() { echo "FAIL: $*"; fails=$((fails+1)); }
 count() { echo "$1" | sed -n "s/.* $2 \([0-9]*\).*/\1/p"; }   # count PING_LINE OP
 
 # 1. one node, forced
-for s in t_consistency t_epochs t_vector t_views t_collorder t_handle_order t_nonblocking; do
+for s in t_consistency t_epochs t_vector t_views t_collorder t_handle_order t_nonblocking \
+         t_reopen_live_session; do
     if BBFS_FORCE_REMOTE=1 BBFS_TEST_WORK_SUFFIX=-remote BBFS_TEST_LOGDIR="$work/logs" \
         "$runner" "$specs/$s.mpi" > "$work/$s.out" 2>&1; then
         ok "one node, forced remote: $s equals ufs:"
@@ -103,7 +104,8 @@ set -u
 fails=0
 ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails+1)); }
-for s in t_consistency t_epochs t_vector t_views t_collorder t_nonblocking t_handle_order; do
+for s in t_consistency t_epochs t_vector t_views t_collorder t_nonblocking t_handle_order \
+         t_reopen_live_session; do
     if MPIEXEC=$CLUSTER_DIR/mpiexec BBFS_TEST_WORK_SUFFIX=-nodes BBFS_TEST_LOGDIR=$CLUSTER_DIR/local \
         "$runner" "$specs/$s.mpi" > "$work/n-$s.out" 2>&1; then
         ok "2 nodes, node-local logs: $s equals ufs:"
