@@ -3,9 +3,9 @@
  * they fit, else in a second, exact exchange.  Here some processes log
  * under a node-local directory whose path alone is longer than a slot (as
  * a deep per-job directory can be), the others under the usual one, so
- * both kinds meet in one open: on one node the odd ranks; across nodes the
- * processes of the nodes whose first rank is odd (a node's server serves
- * the log directory it was started for, so a node's processes share one).
+ * both kinds meet in one open: the processes whose rank on their node is
+ * odd, so that across nodes each node has both (a node's processes with
+ * different log directories use one server per directory).
  * Each process writes a block, syncs, and reads its neighbour's through
  * the logs (found by the path the exchange carried), then the close
  * replays them all; the runner compares the file with ufs:'s. */
@@ -20,10 +20,13 @@
 
 #define BLOCK 65536
 
-/* dir/<300 bytes of nested names>, made; the deepest in out. */
+/* base.t_lognames.WHO/<300 bytes of nested names>, made; the deepest in
+ * out.  Not below the usual log directory, so that a server started for
+ * that one cannot serve it; node-local (the emulated nodes' /dev/shm is
+ * their own), so that other nodes must read it through a server. */
 static void make_long_dir(const char *base, int who, char *out, size_t len)
 {
-    int n = snprintf(out, len, "%s/t_lognames.%d", base, who);
+    int n = snprintf(out, len, "%s.t_lognames.%d", base, who);
     while (n < 300 + (int) strlen(base)) {
         TL_CHECK(mkdir(out, 0700) == 0 || errno == EEXIST, "cannot make %s", out);
         n += snprintf(out + n, len - (size_t) n, "/a-directory-name-of-forty-bytes-------");
@@ -48,21 +51,19 @@ static int holds_metalog(const char *dir)
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
-    const char *base = getenv("BBFS_LOGDIR") ? getenv("BBFS_LOGDIR") : "/tmp";
+    const char *base = "/dev/shm/bbfs";
     char longdir[1024] = "";
     unsigned char *buf = malloc(BLOCK), *got = malloc(BLOCK);
     MPI_File fh;
     MPI_Status st;
 
     MPI_Comm node;
-    int node_size, first;
+    int node_rank;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    MPI_Comm_size(node, &node_size);
-    MPI_Allreduce(&tl_rank, &first, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_rank(node, &node_rank);
     MPI_Comm_free(&node);
-    int chooser = node_size == tl_nprocs ? tl_rank : first;
-    if (tl_is_bbfs(name) && chooser % 2 == 1) {
-        make_long_dir(base, chooser, longdir, sizeof(longdir));
+    if (tl_is_bbfs(name) && node_rank % 2 == 1) {
+        make_long_dir(base, tl_rank, longdir, sizeof(longdir));
         setenv("BBFS_LOGDIR", longdir, 1);      /* (read at open: bbfs_logdir's default) */
     }
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
@@ -79,10 +80,9 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_close(&fh));
     if (longdir[0])
         TL_CHECK(!holds_metalog(longdir), "the close left a metalog in %s", longdir);
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (longdir[0] && chooser == tl_rank) {
-        /* (remove the tree, innermost first; one process per tree) */
-        for (char *cut; strlen(longdir) > strlen(base) + 1; *cut = '\0') {
+    if (longdir[0]) {
+        /* (remove the tree, innermost first) */
+        for (char *cut; strlen(longdir) > strlen(base); *cut = '\0') {
             rmdir(longdir);
             cut = strrchr(longdir, '/');
         }

@@ -97,16 +97,30 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * communicator is made (the costliest collective of an open): the
      * least and greatest hash of the host names (MPICH groups a node's
      * processes by name too; 64 bits: two names that collide are as
-     * unlikely as anything here) and the lowest process with a peer. */
+     * unlikely as anything here), the lowest process with a peer, and
+     * whether everyone logs to one log directory (by the same hashes). */
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
     uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
-    uint64_t mine3[3] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX }, all3[3];
-    MPI_Allreduce(mine3, all3, 3, MPI_UINT64_T, MPI_MIN, fd->comm);
-    int one_node = all3[0] == ~all3[1], peer_rank = (int) all3[2];
+    uint64_t d = logfs_fnv_str(LOGFS_FNV_START, bf->hints.logdir);
+    uint64_t mine5[5] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX, d, ~d };
+    uint64_t all5[5];
+    MPI_Allreduce(mine5, all5, 5, MPI_UINT64_T, MPI_MIN, fd->comm);
+    int one_node = all5[0] == ~all5[1], peer_rank = (int) all5[2];
+    int one_logdir = all5[3] == ~all5[4];
     if (one_node && !force && !named && peer_rank == INT_MAX)
         return;                 /* one node: every process reads every log */
-    MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    /* A server serves the log directory it was started for (and finds
+     * its address file there): a node's processes that log to different
+     * directories each share one server per directory. */
+    if (one_logdir) {
+        MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    } else {
+        MPI_Comm shm;
+        MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+        MPI_Comm_split(shm, (int) (d & 0x7fffffff), 0, &node);
+        MPI_Comm_free(&shm);
+    }
     MPI_Comm_rank(node, &node_rank);
     int leader = node_rank == 0;
     /* Without a usable log directory there is no server to start: a
