@@ -82,6 +82,12 @@ MPIIO_REOPEN_LIVE_SPECS = %reldir%/t_reopen_live.mpi %reldir%/t_reopen_live_sess
 TESTS += $(MPIIO_REOPEN_LIVE_SPECS)
 EXTRA_DIST += $(MPIIO_REOPEN_LIVE_SPECS)
 
+check_PROGRAMS += %reldir%/t_session_flush
+%canon_reldir%_t_session_flush_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_session_flush_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_session_flush.mpi
+EXTRA_DIST += %reldir%/t_session_flush.mpi
+
 check_PROGRAMS += %reldir%/t_handle_order
 %canon_reldir%_t_handle_order_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_handle_order_LDADD = $(MPIIO_TEST_LDADD)

@@ -230,15 +230,18 @@ void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsig
 int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
                              struct logfs_error *le);
 /* fn(arg, path, text, len, le) for the manifest of every session of the
- * file but this handle's own, live or pending, that still exists; stops at
- * the first error (a logfs code; le says why). */
+ * file but this handle's own, live or pending (only pending ones when
+ * closed_only), that still exists; stops at the first error (a logfs code;
+ * le says why). */
 typedef int (*ADIOI_BBFS_session_fn) (void *arg, const char *path, char *text, size_t len,
                                       struct logfs_error * le);
-int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, ADIOI_BBFS_session_fn fn, void *arg,
-                             struct logfs_error *le);
+int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int closed_only, ADIOI_BBFS_session_fn fn,
+                             void *arg, struct logfs_error *le);
 /* the file's other sessions (other handles', open or closed while one
- * was; not this one's, nor replayed ones): *n parsed manifests */
-int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n);
+ * was; only closed ones when closed_only; not this one's, nor replayed
+ * ones): *n parsed manifests */
+int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, int closed_only,
+                               struct logfs_manifest **out, int *n);
 void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n);
 int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf);
 

@@ -138,8 +138,8 @@ int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
     return rc;
 }
 
-int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, ADIOI_BBFS_session_fn fn, void *arg,
-                             struct logfs_error *le)
+int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int closed_only, ADIOI_BBFS_session_fn fn,
+                             void *arg, struct logfs_error *le)
 {
     struct logfs_session_info *s;
     size_t ns, len;
@@ -149,6 +149,8 @@ int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, ADIOI_BBFS_session_fn fn, voi
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
         if (bf->session.path && !strcmp(bf->session.path, s[i].path))
             continue;           /* this handle's own (process 0 knows it by path) */
+        if (closed_only && s[i].live)
+            continue;
         rc = logfs_session_load(s[i].path, &text, &len, le);
         if (rc == LOGFS_ENOENT) {       /* replayed meanwhile: its data is in the file */
             rc = LOGFS_OK;
@@ -194,12 +196,13 @@ static int parse_other(void *arg, const char *path, char *text, size_t len,
     return LOGFS_OK;
 }
 
-int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, struct logfs_manifest **out, int *n)
+int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, int closed_only,
+                               struct logfs_manifest **out, int *n)
 {
     static char myname[] = "ADIOI_BBFS_SESSIONS";
     struct others o = { bf, NULL, 0, 0 };
     struct logfs_error le;
-    int rc = ADIOI_BBFS_Manifest_each(bf, parse_other, &o, &le);
+    int rc = ADIOI_BBFS_Manifest_each(bf, closed_only, parse_other, &o, &le);
 
     *out = NULL;
     *n = 0;

@@ -10,9 +10,9 @@
  *   3. the canonical file, through the lower driver.
  *
  * Under session consistency (1) covers all of this process's epochs since
- * the open, and (2) holds only the other handles' sessions found at the
- * open (closed while another handle stayed open, so the open could not
- * replay them; or still open), looked at once, at the first read.
+ * the open, and (2) holds only other handles' closed sessions (closed while
+ * another handle stayed open, so the open could not replay them), looked
+ * at once, at the first read after the open.
  *
  * One request may be served from all three.  When (2) is looked at depends
  * on bbfs_consistency:
@@ -141,7 +141,11 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
     int own = own_in_view(bf);
 
     *plan = NULL;
-    if ((*err = ADIOI_BBFS_Manifest_others(bf, &ms, &n)) != MPI_SUCCESS)
+    /* (under session only closed sessions: an open handle's writes are not
+     * promised, and one that synced before this handle's own newer writes
+     * went to the file, by atomic mode or a truncation, would hide them) */
+    int closed_only = bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION;
+    if ((*err = ADIOI_BBFS_Manifest_others(bf, closed_only, &ms, &n)) != MPI_SUCCESS)
         return LOGFS_EIO;
     bf->others_live = n;
     for (int i = 0; i < n; i++)
