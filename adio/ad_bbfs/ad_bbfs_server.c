@@ -151,18 +151,17 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
         && ADIOI_BBFS_Server_find_node(s, bf->hints.logdir, s->node_addr, sizeof(s->node_addr), err,
                        sizeof(err)) != 0)
         err_here = 1;
-    /* the node's other processes get the address, or why there is none
-     * (after a '!', cut to the address's room) */
+    /* the node's other processes get the address, or a '!' and then why
+     * there is none */
     if (leader && err_here)
-        snprintf(s->node_addr, sizeof(s->node_addr), "!%s", err);
+        snprintf(s->node_addr, sizeof(s->node_addr), "!");
     MPI_Bcast(s->node_addr, sizeof(s->node_addr), MPI_CHAR, 0, node);
-    MPI_Comm_free(&node);
     if (s->node_addr[0] == '!') {
-        if (!leader)
-            snprintf(err, sizeof(err), "%s", s->node_addr + 1);
+        MPI_Bcast(err, sizeof(err), MPI_CHAR, 0, node);
         s->node_addr[0] = 0;
         err_here = 1;
     }
+    MPI_Comm_free(&node);
     if (named)
         snprintf(s->map_addr, sizeof(s->map_addr), "%s", named);
     else if (peer_rank != INT_MAX) {

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,22 +121,34 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
         execlp(bin, bin, "--logdir", logdir, "--address-file", file, "--state", state,
                "--idle-limit", idle && *idle ? idle : "600", (char *) NULL);
         int e = errno;
-        fprintf(stderr, "bbfs: cannot run %s: %s\n", bin, strerror(e));
-        ssize_t w = write(3, &e, sizeof(e));
+        ssize_t w = write(3, &e, sizeof(e));    /* (first: stderr may be anything) */
         (void) w;
+        fprintf(stderr, "bbfs: cannot run %s: %s\n", bin, strerror(e));
         _exit(127);
     }
     close(report[1]);
     waitpid(pid, NULL, 0);
+    /* (bounded: a daemon stuck before its exec, on a hung log file, must
+     * not hold the node's lock for ever) */
     int exec_errno = 0;
-    ssize_t got;
-    while ((got = read(report[0], &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR)
+    ssize_t got = -1;
+    struct pollfd pfd = { report[0], POLLIN, 0 };
+    int ready;
+    while ((ready = poll(&pfd, 1, (int) (s->nodes.timeout * 1000))) < 0 && errno == EINTR)
         continue;
+    if (ready > 0)
+        while ((got = read(report[0], &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR)
+            continue;
     close(report[0]);
+    if (ready == 0) {
+        snprintf(err, errlen, "started %s for this node, but it neither ran nor failed within "
+                 "%.0f s (see %s)", bin, s->nodes.timeout, logpath);
+        return -1;
+    }
     if (got == (ssize_t) sizeof(exec_errno)) {
-        snprintf(err, errlen, "cannot run %s to start this node's bbserver: %s (set "
-                 "BBFS_SERVER_BIN to the bbserver program; it is looked for beside libmpi, "
-                 "in ../bin, then on PATH)", bin, strerror(exec_errno));
+        /* (short: MPICH cuts error strings) */
+        snprintf(err, errlen, "cannot run %s (set BBFS_SERVER_BIN to the bbserver program; "
+                 "else it is bin/ beside libmpi, then PATH): %s", bin, strerror(exec_errno));
         return -1;
     }
     /* (by the clock: a ping that fails slowly counts too) */

@@ -87,7 +87,7 @@ t0=$(date +%s)
 BBFS_SERVER_BIN="$work/no-such-bbserver" BBFS_FORCE_REMOTE=1 BBFS_LOGDIR="$work/nobin" \
     $MPIEXEC -n 4 "$readback" "$work/one.dat" "bbfs:$work/one.dat" > "$work/nobin.out" 2>&1; rc=$?
 t=$(( $(date +%s) - t0 ))
-[ $rc != 0 ] && [ "$(grep -c "cannot run $work/no-such-bbserver.*BBFS_SERVER_BIN" "$work/nobin.out")" = 4 ] \
+[ $rc != 0 ] && [ "$(grep -c "cannot run $work/no-such-bbserver (set BBFS_SERVER_BIN" "$work/nobin.out")" = 4 ] \
     && [ $t -lt 15 ] \
     && ok "a missing bbserver program fails the open on all 4 processes in ${t} s: $(grep -m1 -o "cannot run.*" "$work/nobin.out")" \
     || { sed "s/^/  | /" "$work/nobin.out" | tail -5; fail "open with no bbserver program: rc $rc, ${t} s"; }
