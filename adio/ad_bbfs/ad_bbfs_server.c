@@ -97,19 +97,34 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * communicator is made (the costliest collective of an open): the
      * least and greatest hash of the host names (MPICH groups a node's
      * processes by name too; 64 bits: two names that collide are as
-     * unlikely as anything here), the lowest process with a peer, and
-     * whether everyone logs to one log directory (by the same hashes). */
+     * unlikely as anything here), the lowest process with a peer, whether
+     * everyone logs to one log directory (by the same hashes), and whether
+     * everyone has a usable one. */
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
     uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
     uint64_t d = logfs_fnv_str(LOGFS_FNV_START, bf->hints.logdir);
-    uint64_t mine5[5] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX, d, ~d };
-    uint64_t all5[5];
-    MPI_Allreduce(mine5, all5, 5, MPI_UINT64_T, MPI_MIN, fd->comm);
-    int one_node = all5[0] == ~all5[1], peer_rank = (int) all5[2];
-    int one_logdir = all5[3] == ~all5[4];
+    struct stat st;
+    int have_dir = stat(bf->hints.logdir, &st) == 0 && S_ISDIR(st.st_mode)
+        && access(bf->hints.logdir, W_OK | X_OK) == 0;
+    uint64_t facts[6] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX, d, ~d,
+        (uint64_t) have_dir
+    };
+    uint64_t all[6];
+    MPI_Allreduce(facts, all, 6, MPI_UINT64_T, MPI_MIN, fd->comm);
+    int one_node = all[0] == ~all[1], peer_rank = (int) all[2];
+    int one_logdir = all[3] == ~all[4], all_dir = (int) all[5];
     if (one_node && !force && !named && peer_rank == INT_MAX)
         return;                 /* one node: every process reads every log */
+    /* Without a usable log directory there is no server to start: a
+     * writing open reports the directory with its own error class when the
+     * logs start (MPI_ERR_NO_SUCH_FILE, MPI_ERR_ACCESS), and a read-only
+     * one needs no logs (pending ones were replayed at this open). */
+    if (!all_dir)
+        return;
+    if (!force && !named && peer_rank == INT_MAX && one_logdir
+        && shared_logdir(fd, bf->hints.logdir))
+        return;                 /* several nodes, one log directory: as on one node */
     /* A server serves the log directory it was started for (and finds
      * its address file there): a node's processes that log to different
      * directories each share one server per directory. */
@@ -123,22 +138,6 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     }
     MPI_Comm_rank(node, &node_rank);
     int leader = node_rank == 0;
-    /* Without a usable log directory there is no server to start: a
-     * writing open reports the directory with its own error class when the
-     * logs start (MPI_ERR_NO_SUCH_FILE, MPI_ERR_ACCESS), and a read-only
-     * one needs no logs (pending ones were replayed at this open). */
-    struct stat st;
-    int have_dir = stat(bf->hints.logdir, &st) == 0 && S_ISDIR(st.st_mode)
-        && access(bf->hints.logdir, W_OK | X_OK) == 0, all_dir;
-    MPI_Allreduce(&have_dir, &all_dir, 1, MPI_INT, MPI_MIN, fd->comm);
-    if (!all_dir) {
-        MPI_Comm_free(&node);
-        return;
-    }
-    if (!force && !named && peer_rank == INT_MAX && shared_logdir(fd, bf->hints.logdir)) {
-        MPI_Comm_free(&node);
-        return;                 /* several nodes, one log directory: as on one node */
-    }
 
     ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
     MPI_Comm_rank(fd->comm, &s->rank);
