@@ -3,12 +3,15 @@
  * they fit, else in a second, exact exchange.  Here some processes log
  * under a node-local directory whose path alone is longer than a slot (as
  * a deep per-job directory can be), the others under the usual one, so
- * both kinds meet in one open: the processes whose rank on their node is
- * odd, so that across nodes each node has both (a node's processes with
- * different log directories use one server per directory).
- * Each process writes a block, syncs, and reads its neighbour's through
- * the logs (found by the path the exchange carried), then the close
- * replays them all; the runner compares the file with ufs:'s. */
+ * both kinds meet in one open: each node's first process logs in the
+ * usual directory, its others share a long one, so that across nodes each
+ * node has both (a node's processes with different log directories use one
+ * server per directory, and with 5 processes on 2 nodes two processes
+ * share the long one's).
+ * Each process writes a block, syncs, and reads every other process's
+ * through the logs (found by the path the exchange carried; some on other
+ * nodes however the processes are placed), then the close replays them
+ * all; the runner compares the file with ufs:'s. */
 #include "testlib.h"
 #include <dirent.h>
 #include <errno.h>
@@ -51,19 +54,21 @@ static int holds_metalog(const char *dir)
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
-    const char *base = "/dev/shm/bbfs";
+    char base[64];
+    snprintf(base, sizeof(base), "/dev/shm/bbfs-%d", (int) getuid());
     char longdir[1024] = "";
     unsigned char *buf = malloc(BLOCK), *got = malloc(BLOCK);
     MPI_File fh;
     MPI_Status st;
 
     MPI_Comm node;
-    int node_rank;
+    int node_rank, node_first;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &node_rank);
+    MPI_Allreduce(&tl_rank, &node_first, 1, MPI_INT, MPI_MIN, node);
     MPI_Comm_free(&node);
-    if (tl_is_bbfs(name) && node_rank % 2 == 1) {
-        make_long_dir(base, tl_rank, longdir, sizeof(longdir));
+    if (tl_is_bbfs(name) && node_rank >= 1) {
+        make_long_dir(base, node_first, longdir, sizeof(longdir));
         setenv("BBFS_LOGDIR", longdir, 1);      /* (read at open: bbfs_logdir's default) */
     }
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
@@ -74,14 +79,20 @@ int main(int argc, char **argv)
     tl_fill(buf, BLOCK, mine, 1);
     TL_MPI(MPI_File_write_at(fh, mine, buf, BLOCK, MPI_BYTE, &st));
     tl_sync_barrier_sync(fh);
-    int peer = (tl_rank + 1) % tl_nprocs;
-    TL_MPI(MPI_File_read_at(fh, (MPI_Offset) peer * BLOCK, got, BLOCK, MPI_BYTE, &st));
-    tl_verify(got, BLOCK, (MPI_Offset) peer * BLOCK, 1, "the neighbour's block, from its log");
+    for (int k = 1; k < tl_nprocs; k++) {
+        int peer = (tl_rank + k) % tl_nprocs;
+        TL_MPI(MPI_File_read_at(fh, (MPI_Offset) peer * BLOCK, got, BLOCK, MPI_BYTE, &st));
+        tl_verify(got, BLOCK, (MPI_Offset) peer * BLOCK, 1, "another process's block, from its "
+                  "log");
+    }
     TL_MPI(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);        /* (everyone's close removed its logs) */
     if (longdir[0])
         TL_CHECK(!holds_metalog(longdir), "the close left a metalog in %s", longdir);
-    if (longdir[0]) {
-        /* (remove the tree, innermost first) */
+    MPI_Barrier(MPI_COMM_WORLD);        /* (everyone has looked) */
+    if (longdir[0] && node_rank == 1) {
+        /* (remove the tree, innermost first; a server started for it keeps
+         * its files there until it exits) */
         for (char *cut; strlen(longdir) > strlen(base); *cut = '\0') {
             rmdir(longdir);
             cut = strrchr(longdir, '/');

@@ -11,8 +11,8 @@
  * remote path).  Otherwise the view is rebuilt from the metalogs, as
  * ad_bbfs_read.c does on one node.
  *
- * Servers: one per node, found or started by the node's first process
- * (ad_bbfs_server_start.c).  The file's map lives on the server of rank
+ * Servers: one per log directory on each node, found or started by the
+ * first of the node's processes that log there (ad_bbfs_server_start.c).  The file's map lives on the server of rank
  * 0's node, or on the one bbfs_server / BBFS_SERVER names.  Connections
  * are per process and outlive handles (ad_bbfs_nodes.c).
  */
@@ -98,8 +98,9 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * least and greatest hash of the host names (MPICH groups a node's
      * processes by name too; 64 bits: two names that collide are as
      * unlikely as anything here), the lowest process with a peer, whether
-     * everyone logs to one log directory (by the same hashes), and whether
-     * everyone has a usable one. */
+     * everyone logs to one log directory (by the same hashes), whether
+     * everyone has a usable one, and the environment's say (BBFS_SERVER,
+     * BBFS_FORCE_REMOTE), so that every process takes the same path. */
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
     uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
@@ -107,13 +108,20 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     struct stat st;
     int have_dir = stat(bf->hints.logdir, &st) == 0 && S_ISDIR(st.st_mode)
         && access(bf->hints.logdir, W_OK | X_OK) == 0;
-    uint64_t facts[6] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX, d, ~d,
-        (uint64_t) have_dir
+    uint64_t facts[9] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX, d, ~d,
+        (uint64_t) have_dir, (uint64_t) !force, (uint64_t) !named, (uint64_t) (named != NULL)
     };
-    uint64_t all[6];
-    MPI_Allreduce(facts, all, 6, MPI_UINT64_T, MPI_MIN, fd->comm);
+    uint64_t all[9];
+    MPI_Allreduce(facts, all, 9, MPI_UINT64_T, MPI_MIN, fd->comm);
     int one_node = all[0] == ~all[1], peer_rank = (int) all[2];
     int one_logdir = all[3] == ~all[4], all_dir = (int) all[5];
+    force = !all[6];            /* (forced anywhere: forced everywhere) */
+    if (!all[7] && !all[8]) {
+        *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, "a server is named (bbfs_server, "
+                                            "BBFS_SERVER) on some processes only: name the "
+                                            "same one on every process, or on none");
+        return;
+    }
     if (one_node && !force && !named && peer_rank == INT_MAX)
         return;                 /* one node: every process reads every log */
     /* Without a usable log directory there is no server to start: a
@@ -135,6 +143,16 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
         MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
         MPI_Comm_split(shm, (int) (d & 0x7fffffff), 0, &node);
         MPI_Comm_free(&shm);
+        /* (two directories whose hashes share 31 bits would share a
+         * server that serves only one of them) */
+        uint64_t dd[2] = { d, ~d }, both[2];
+        MPI_Allreduce(dd, both, 2, MPI_UINT64_T, MPI_MIN, node);
+        if (both[0] != ~both[1]) {
+            snprintf(err, sizeof(err), "two log directories in use on this node (%s and "
+                     "another) cannot be told apart by their hash: give one of them another "
+                     "name (bbfs_logdir, BBFS_LOGDIR)", bf->hints.logdir);
+            err_here = 1;
+        }
     }
     MPI_Comm_rank(node, &node_rank);
     int leader = node_rank == 0;
@@ -176,6 +194,11 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     struct bbs_client *c;
     if (!err_here && !s->node_addr[0]) {
         snprintf(err, sizeof(err), "this node's bbserver could not be found or started");
+        err_here = 1;
+    }
+    if (!err_here && !s->map_addr[0]) {
+        snprintf(err, sizeof(err), "the server of the file's map (rank 0's) could not be "
+                 "found or started: see rank 0's error");
         err_here = 1;
     }
     if (!err_here && ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, sizeof(err)) != 0)

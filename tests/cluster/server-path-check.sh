@@ -7,9 +7,10 @@
 #      node's server; each file equals a ufs: run's.  The server the driver
 #      started was asked to attach, query and read (its counters), and holds
 #      no file once the replays are done.
-#      A named server that is not there, a wrong token, or a server
-#      program that cannot be run fails the open on every process with a
-#      message that says so, without a hang.
+#      A named server that is not there, a wrong token, a server program
+#      that cannot be run, or a server named on some processes only fails
+#      the open on every process with a message that says so, without a
+#      hang.
 #   2. Two emulated nodes, each with its own log directory (no process can
 #      open another node's logs): the MSC tests (t_consistency: the four
 #      synchronization constructs, writer and reader on different nodes),
@@ -91,6 +92,14 @@ t=$(( $(date +%s) - t0 ))
     && [ $t -lt 15 ] \
     && ok "a missing bbserver program fails the open on all 4 processes in ${t} s: $(grep -m1 -o "cannot run.*" "$work/nobin.out")" \
     || { sed "s/^/  | /" "$work/nobin.out" | tail -5; fail "open with no bbserver program: rc $rc, ${t} s"; }
+# a server named on some processes only: every process fails the open
+# with the same message, none waits in a collective the others skipped
+BBFS_LOGDIR="$work/logs" timeout 60 $MPIEXEC -n 2 -env BBFS_SERVER 127.0.0.1:9 "$readback" \
+    "$work/one.dat" "bbfs:$work/one.dat" : -n 2 "$readback" "$work/one.dat" \
+    "bbfs:$work/one.dat" > "$work/halfnamed.out" 2>&1; rc=$?
+[ $rc != 0 ] && [ $rc != 124 ] && [ "$(grep -c "named (bbfs_server, BBFS_SERVER) on some processes only" "$work/halfnamed.out")" = 4 ] \
+    && ok "a server named on 2 of 4 processes fails the open on all 4" \
+    || { sed "s/^/  | /" "$work/halfnamed.out" | tail -5; fail "server named on some processes: rc $rc"; }
 p2=$("$ctl" -S "$addr" ping 2>&1)
 [ "$(count "$p2" refused)" -gt "$(count "$p" refused)" ] 2>/dev/null \
     && ok "and the server counted the refusals" || fail "refusals: $p2"
