@@ -128,8 +128,9 @@ static int own_in_view(const ADIOI_BBFS_File * bf)
 }
 
 /* One plan of this handle's session (its writers first, keeping their
- * ranks) and every other session of the file: other handles still open,
- * or closed while one was.  Their datalogs are opened now, so that a
+ * ranks; not under session consistency, own_in_view) and every other
+ * session of the file: other handles still open (not under session), or
+ * closed while one was.  Their datalogs are opened now, so that a
  * replay that removes them later cannot break reads of this view.
  * LOGFS_ENOENT: a session was replayed and removed meanwhile (by the last
  * handle of another job); the caller looks again. */
