@@ -70,6 +70,9 @@ struct logfs_plan {
     char **warnings;
     uint64_t *sealed;  /* epochs each writer's metalog sealed */
     uint64_t *procs;   /* each writer's process (STAMP; 0: unknown) */
+    uint64_t *ops;     /* each writer's ops counted, left-out ones included */
+    struct logfs_plan_key key_min, key_max; /* of the ops held (one session) */
+    int has_keys;
     struct epoch *epochs;
     size_t nepochs, cap;
 };

@@ -29,6 +29,8 @@ struct wepoch {
     int need_map;
     struct logfs_resize rs;
     int dirty;
+    uint64_t folded;   /* ops folded into the plan so far, left-out ones too */
+    uint64_t skip;     /* ops to leave out (logfs_plan_opts.skip_ops) */
 };
 
 int plan_grow_epochs(struct logfs_plan *p, uint64_t need)
@@ -71,7 +73,18 @@ void plan_merge_resize(struct logfs_resize *into, const struct logfs_resize *r)
         into->extend_to = r->extend_to;
 }
 
-/* Fold writer epoch @p w into epoch @p e of the plan and reset it. */
+static void note_key(struct logfs_plan *p, uint64_t e, const struct op *o)
+{
+    struct logfs_plan_key k = {e, o->seq, o->stamp, o->writer};
+    if (!p->has_keys || logfs_plan_key_cmp(&k, &p->key_min) < 0)
+        p->key_min = k;
+    if (!p->has_keys || logfs_plan_key_cmp(&k, &p->key_max) > 0)
+        p->key_max = k;
+    p->has_keys = 1;
+}
+
+/* Fold writer epoch @p w into epoch @p e of the plan (but the ops to leave
+ * out) and reset it. */
 static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
 {
     struct epoch *ep;
@@ -81,10 +94,17 @@ static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
     if ((rc = plan_grow_epochs(p, e + 1)))
         return rc;
     ep = &p->epochs[e];
-    const struct op *first = ep->nops ? &ep->ops[0] : &w->ops[0];
-    for (size_t i = 0; i < w->nops && !ep->mixed; i++)
-        ep->mixed = w->ops[i].seq != first->seq || w->ops[i].stamp != first->stamp;
-    if ((rc = plan_push_ops(&ep->ops, &ep->nops, &ep->capops, w->ops, w->nops)))
+    size_t out = w->folded >= w->skip ? 0
+               : w->skip - w->folded < w->nops ? (size_t)(w->skip - w->folded) : w->nops;
+    const struct op *in = w->ops + out;
+    size_t k = w->nops - out;
+    w->folded += w->nops;
+    const struct op *first = ep->nops ? &ep->ops[0] : in;
+    for (size_t i = 0; i < k && !ep->mixed; i++)
+        ep->mixed = in[i].seq != first->seq || in[i].stamp != first->stamp;
+    for (size_t i = 0; i < k; i++)
+        note_key(p, e, &in[i]);
+    if ((rc = plan_push_ops(&ep->ops, &ep->nops, &ep->capops, in, k)))
         return rc;
     ep->need_map |= w->need_map;
     plan_merge_resize(&ep->rs, &w->rs);
@@ -147,6 +167,7 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
     int rc;
 
     memset(&w, 0, sizeof w);
+    w.skip = o->skip_ops ? o->skip_ops[rank] : 0;
     for (;;) {
         struct logfs_error e;
         rc = logfs_reader_next(r, &rec, &e);
@@ -197,6 +218,7 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
             break;
         }
     }
+    p->ops[rank] = w.folded;
     free(w.ops);
     return rc;
 }
@@ -239,7 +261,8 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
     rd = calloc(n, sizeof *rd);
     if (!p || !rd || !(p->datalogs = calloc(n, sizeof *p->datalogs)) ||
         !(p->warnings = calloc(n, sizeof *p->warnings)) ||
-        !(p->sealed = calloc(n, sizeof *p->sealed)) || !(p->procs = calloc(n, sizeof *p->procs))) {
+        !(p->sealed = calloc(n, sizeof *p->sealed)) || !(p->procs = calloc(n, sizeof *p->procs)) ||
+        !(p->ops = calloc(n, sizeof *p->ops))) {
         rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
         goto out;
     }
@@ -309,7 +332,7 @@ int logfs_plan_build_src(const struct logfs_metalog_src *logs, size_t n,
                          const struct logfs_plan_opts *o, unsigned flags, struct logfs_plan **out,
                          struct logfs_error *err)
 {
-    static const struct logfs_plan_opts defaults = {0, 0};
+    static const struct logfs_plan_opts defaults = {0, 0, NULL};
     struct logfs_plan *p;
     int rc = plan_load_session(logs, n, o ? o : &defaults, &p, err);
 
@@ -345,6 +368,7 @@ void logfs_plan_free(struct logfs_plan *p)
     free(p->warnings);
     free(p->sealed);
     free(p->procs);
+    free(p->ops);
     free(p->epochs);
     free(p);
 }
@@ -377,6 +401,32 @@ const char *logfs_plan_warning(const struct logfs_plan *p, uint32_t rank)
 uint64_t logfs_plan_writer_epochs(const struct logfs_plan *p, uint32_t rank)
 {
     return rank < p->nwriters ? p->sealed[rank] : 0;
+}
+
+uint64_t logfs_plan_writer_ops(const struct logfs_plan *p, uint32_t rank)
+{
+    return rank < p->nwriters && p->ops ? p->ops[rank] : 0;
+}
+
+int logfs_plan_key_bounds(const struct logfs_plan *p, struct logfs_plan_key *min,
+                          struct logfs_plan_key *max)
+{
+    if (!p->has_keys)
+        return 0;
+    *min = p->key_min;
+    *max = p->key_max;
+    return 1;
+}
+
+int logfs_plan_key_cmp(const struct logfs_plan_key *a, const struct logfs_plan_key *b)
+{
+    if (a->epoch != b->epoch)
+        return a->epoch < b->epoch ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    if (a->stamp != b->stamp)
+        return a->stamp < b->stamp ? -1 : 1;
+    return (a->writer > b->writer) - (a->writer < b->writer);
 }
 
 int logfs_plan_check_sealed(const struct logfs_plan *p, const uint64_t *promised,

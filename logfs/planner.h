@@ -57,6 +57,23 @@ struct logfs_plan_opts {
     int salvage;          /* nonzero: a damaged metalog contributes the epochs it
                              sealed before the damage (see logfs_plan_warning) */
     int include_unsealed; /* nonzero: also replay writes after a writer's last seal */
+    /* NULL, or by rank: leave out that writer's first skip_ops[rank] ops
+     * (blocks groups and SETSIZEs, in log order, counted as
+     * logfs_plan_writer_ops counts them).  For a reader that keeps what an
+     * earlier plan of the same logs gave and adds only what was logged
+     * since (logfs_plan_key_bounds says whether that is exact).  One
+     * session only; the logs' SETSIZEs must only grow the file (a
+     * truncating one would have to cut bytes of the ops left out). */
+    const uint64_t *skip_ops;
+};
+
+/* Where an op stands in a one-session plan's order: a later key wins; ops
+ * of one writer with equal keys land in log order. */
+struct logfs_plan_key {
+    uint64_t epoch;
+    uint64_t seq;      /* collective-call count (ORDER) */
+    uint64_t stamp;    /* STAMP clock */
+    uint32_t writer;
 };
 
 struct logfs_replay_piece {
@@ -175,6 +192,26 @@ const char *logfs_plan_warning(const struct logfs_plan *p, uint32_t rank);
 /* @return the epochs writer @p rank's metalog sealed (what the plan uses
  *         of it; with salvage, those before the damage). */
 uint64_t logfs_plan_writer_epochs(const struct logfs_plan *p, uint32_t rank);
+
+/* @return the ops of writer @p rank that the plan counted, the left-out
+ *         ones (logfs_plan_opts.skip_ops) included: the skip_ops of a later
+ *         plan that should hold only what was logged after this one. */
+uint64_t logfs_plan_writer_ops(const struct logfs_plan *p, uint32_t rank);
+
+/*
+ * The smallest and largest key of the ops a one-session plan holds (not
+ * those it left out).  A reader that applied an earlier plan P of the same
+ * logs and then applies this one, planned with skip_ops from P, holds
+ * exactly what one plan of everything gives when this plan's min is at
+ * least P's max (or than the largest max of all the plans applied so far):
+ * every new op then wins over every op applied before.
+ * @return 1 with the bounds set, 0 if the plan holds no op
+ */
+int logfs_plan_key_bounds(const struct logfs_plan *p, struct logfs_plan_key *min,
+                          struct logfs_plan_key *max);
+
+/* @return -1, 0 or 1 as key @p a comes before, is, or comes after @p b. */
+int logfs_plan_key_cmp(const struct logfs_plan_key *a, const struct logfs_plan_key *b);
 
 /*
  * Check the plan against the epochs each writer was known to have sealed

@@ -133,6 +133,14 @@ MPIIO_COLLORDER_SPECS = %reldir%/t_collorder.mpi %reldir%/t_collorder_posix.mpi 
 TESTS += $(MPIIO_COLLORDER_SPECS)
 EXTRA_DIST += $(MPIIO_COLLORDER_SPECS)
 
+check_PROGRAMS += %reldir%/t_view_extend
+%canon_reldir%_t_view_extend_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_view_extend_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_VIEW_EXTEND_SPECS = %reldir%/t_view_extend.mpi %reldir%/t_view_extend_collective.mpi \
+	%reldir%/t_view_extend_posix.mpi
+TESTS += $(MPIIO_VIEW_EXTEND_SPECS)
+EXTRA_DIST += $(MPIIO_VIEW_EXTEND_SPECS)
+
 check_PROGRAMS += %reldir%/t_hindexed
 %canon_reldir%_t_hindexed_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_hindexed_LDADD = $(MPIIO_TEST_LDADD)

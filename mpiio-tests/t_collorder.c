@@ -11,6 +11,7 @@
  * bbfs_consistency=posix in reads right after the writes, and under
  * bbfs_consistency=collective after one more collective call. */
 #include "testlib.h"
+#include <stdio.h>
 #include <string.h>
 
 #define BLOCK 64
@@ -37,14 +38,8 @@ static void check_fresh(MPI_File fh, int r, const char *when)
 
 static int consistency_is(MPI_File fh, const char *model)
 {
-    MPI_Info info;
     char v[MPI_MAX_INFO_VAL + 1];
-    int flag;
-
-    TL_MPI(MPI_File_get_info(fh, &info));
-    MPI_Info_get(info, "bbfs_consistency", MPI_MAX_INFO_VAL, v, &flag);
-    MPI_Info_free(&info);
-    return flag && !strcmp(v, model);
+    return tl_info_get(fh, "bbfs_consistency", v) && !strcmp(v, model);
 }
 
 int main(int argc, char **argv)

@@ -110,15 +110,22 @@ const char *tl_expect_class(int err, int cls, const char *what)
     return msg;
 }
 
-void tl_expect_info(MPI_File fh, const char *key, const char *want)
+int tl_info_get(MPI_File fh, const char *key, char *value)
 {
     MPI_Info info;
-    char value[MPI_MAX_INFO_VAL + 1];
     int flag;
 
     TL_MPI(MPI_File_get_info(fh, &info));
     MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
     MPI_Info_free(&info);
+    return flag;
+}
+
+void tl_expect_info(MPI_File fh, const char *key, const char *want)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int flag = tl_info_get(fh, key, value);
+
     if (want == NULL)
         TL_CHECK(!flag, "get_info shows %s=%s, expected no such key", key, value);
     else

@@ -52,6 +52,10 @@ int tl_manifests(const char *path, char *out, size_t len);
 /* Expect `err` to be of MPI error class `cls`; returns the error string. */
 const char *tl_expect_class(int err, int cls, const char *what);
 
+/* MPI_File_get_info's value of key into value (MPI_MAX_INFO_VAL + 1
+ * bytes); returns whether the key is there. */
+int tl_info_get(MPI_File fh, const char *key, char *value);
+
 /* Check that MPI_File_get_info shows key = want (want NULL: key absent). */
 void tl_expect_info(MPI_File fh, const char *key, const char *want);
 

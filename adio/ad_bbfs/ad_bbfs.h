@@ -10,6 +10,7 @@
 #define AD_BBFS_H_INCLUDED
 
 #include "adio.h"
+#include "../../logfs/planner.h"
 #include "../../logfs/sessions.h"
 #include "ad_bbfs_hint_table.h"
 #include <limits.h>
@@ -82,8 +83,10 @@ typedef struct ADIOI_BBFS_File {
     int remote_stale;
     struct logfs_rangemap *remote;      /* owner = writer rank, pos = datalog offset */
     ADIO_Offset remote_end;
-    uint64_t remote_final;      /* epochs in remote that every writer had sealed */
-    int remote_solo;            /* remote holds this session only: later epochs extend it */
+    int remote_solo;            /* remote holds this session only: later ops extend it */
+    uint64_t *view_ops;         /* by writer: its ops that remote holds (remote_solo) */
+    struct logfs_plan_key view_last;    /* the latest of them (when view_keyed) */
+    int view_keyed;
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */
 
@@ -312,6 +315,8 @@ void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf);
 /* This node's server, which serves the handle's logs to other nodes ("":
  * the handle uses none). */
 const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf);
+/* The server holding the file's ownership map, "none" without one. */
+const char *ADIOI_BBFS_Server_map(const ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the

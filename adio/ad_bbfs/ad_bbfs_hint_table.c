@@ -61,6 +61,10 @@ const ADIOI_BBFS_Hint ADIOI_BBFS_hint_table[] = {
      * open and set_info: informational, the file name decides the driver. */
     {"bbfs_lower_filesystem_type", ADIOI_BBFS_HINT_INFORMATIONAL, 0, 0, NULL, 0, 0,
      NULL, NULL, 0},
+    /* Shown too: the bbserver that holds this file's ownership map, through
+     * which other processes' writes are seen (several nodes, or forced),
+     * or "none" when they are read from the logs directly. */
+    {"bbfs_map_server", ADIOI_BBFS_HINT_INFORMATIONAL, 0, 0, NULL, 0, 0, NULL, NULL, 0},
     {NULL, 0, 0, 0, NULL, 0, 0, NULL, NULL, 0}
 };
 

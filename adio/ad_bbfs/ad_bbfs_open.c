@@ -119,6 +119,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         bf->lower = NULL;
         goto fn_fail;
     }
+    ADIOI_Info_set(fd->info, "bbfs_map_server", ADIOI_BBFS_Server_map(bf));
     bf->times.open += MPI_Wtime() - t0;
     return;
 

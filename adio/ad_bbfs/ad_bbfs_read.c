@@ -24,6 +24,10 @@
  *            (writers flush after every write);
  *   session  once after the open, and only when other sessions were
  *            there: others' writes show only after close and a new open.
+ *
+ * ("Rebuilt" from the metalogs: while this handle's session is the file's
+ * only one, by putting what was logged since the last look over it,
+ * build_remote.)
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -38,10 +42,12 @@
 
 void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
 {
-    /* (view_sizes stays: build_remote refills it, close frees it) */
+    /* (view_sizes and view_ops stay: build_remote refills them, close
+     * frees them) */
     logfs_rangemap_destroy(bf->remote);
     bf->remote = NULL;
     bf->remote_solo = 0;
+    bf->view_keyed = 0;
     bf->remote_stale = 1;
     ADIOI_BBFS_Datalogs_free(&bf->datalogs);
 }
@@ -100,13 +106,13 @@ static int remote_needs_rebuild(ADIOI_BBFS_File * bf)
         || (c == ADIOI_BBFS_CONSISTENCY_COLLECTIVE && bf->own_unflushed);
 }
 
-/* Epochs from..end of plan into rb's map, in order (later ones overwrite). */
-static int add_plan(struct remote_build *rb, const struct logfs_plan *plan, uint64_t from)
+/* The epochs of plan into rb's map, in order (later ones overwrite). */
+static int add_plan(struct remote_build *rb, const struct logfs_plan *plan)
 {
     uint64_t lo, hi;
     int rc = LOGFS_OK;
 
-    for (uint64_t e = from; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
+    for (uint64_t e = 0; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
         struct logfs_resize rs;
         rc = logfs_plan_domain(plan, e, 0, 1, &lo, &hi, add_remote_piece, rb);
         if (rc != LOGFS_OK && rb->rc != LOGFS_OK)
@@ -134,12 +140,13 @@ static int own_in_view(const ADIOI_BBFS_File * bf)
  * replay that removes them later cannot break reads of this view.
  * LOGFS_ENOENT: a session was replayed and removed meanwhile (by the last
  * handle of another job); the caller looks again. */
-static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
+static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po_in,
                          struct logfs_plan **plan, struct logfs_error *le, int *err)
 {
     struct logfs_manifest *ms;
     int n, rc = LOGFS_OK, ns = 0, nw = 0;
     int own = own_in_view(bf);
+    struct logfs_plan_opts po_all = *po_in, *po = &po_all;
 
     *plan = NULL;
     /* (under session only closed sessions: an open handle's writes are not
@@ -149,6 +156,8 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
     if ((*err = ADIOI_BBFS_Manifest_others(bf, closed_only, &ms, &n)) != MPI_SUCCESS)
         return LOGFS_EIO;
     bf->others_live = n;
+    if (n > 0 || !own)
+        po_all.skip_ops = NULL; /* (the caller sees others_live) */
     for (int i = 0; i < n; i++)
         nw += (int) ms[i].nwriters;
     nw += own ? bf->nwriters : 0;
@@ -181,29 +190,43 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po,
     return rc;
 }
 
-/* The epochs of plan that are final: every writer has sealed them (a writer
- * that had not sealed an epoch may add to it later, and under collective
- * and posix the unsealed tail grows).  A later view keeps these and puts
- * the rest in again. */
-static uint64_t final_epochs(const ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
+/* Whether the plan, made of what this handle's writers logged after the
+ * view in bf->remote, extends that view exactly: its ops all come after
+ * the view's latest (logfs_plan_key_bounds).  A write that another process
+ * made before one the view holds, but logged after the view was built,
+ * makes the caller build the view again from scratch. */
+static int extends_view(const ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
 {
-    uint64_t final = logfs_plan_nepochs(plan);
-    for (int r = 0; r < bf->nwriters; r++) {
-        uint64_t sealed = logfs_plan_writer_epochs(plan, (uint32_t) r);
-        if (sealed < final)
-            final = sealed;
+    struct logfs_plan_key first, last;
+    if (!logfs_plan_key_bounds(plan, &first, &last) || !bf->view_keyed)
+        return 1;
+    return logfs_plan_key_cmp(&first, &bf->view_last) >= 0;
+}
+
+/* After a view of this handle's session alone: what it holds, so that the
+ * next one plans only the ops logged since. */
+static void note_view_ops(ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
+{
+    struct logfs_plan_key first, last;
+    if (!bf->view_ops)
+        bf->view_ops = ADIOI_Malloc(sizeof(uint64_t) * bf->nwriters);
+    for (int r = 0; r < bf->nwriters; r++)
+        bf->view_ops[r] = plan ? logfs_plan_writer_ops(plan, (uint32_t) r) : 0;
+    if (plan && logfs_plan_key_bounds(plan, &first, &last)) {
+        bf->view_last = last;   /* (not before the last view's: extends_view) */
+        bf->view_keyed = 1;
     }
-    return final;
 }
 
 /* The view of synced writes: every session of the file in one plan, so
  * that where two handles wrote the same byte the later write wins, here
  * as in the replay that the last handle's close makes of them all.  While
  * this handle's session is the only one, a new view extends the last one
- * by the epochs since (re-adding those that may have grown): each sync
- * then costs the pieces written since, not all pieces so far (a program
- * that writes and reads back at every step would otherwise pay a
- * quadratic sum). */
+ * by the ops logged since, put over it (when they all come after what it
+ * holds: extends_view): each sync, or under collective and posix each
+ * collective call, then costs the pieces written since, not all pieces so
+ * far (a program that writes and reads back at every step would otherwise
+ * pay a quadratic sum). */
 static int build_remote(ADIOI_BBFS_File * bf)
 {
     static char myname[] = "ADIOI_BBFS_READ_REMOTE";
@@ -211,10 +234,9 @@ static int build_remote(ADIOI_BBFS_File * bf)
     struct logfs_error le;
     struct remote_build rb = { NULL, 0, 0, LOGFS_OK };
     int rc = LOGFS_OK, err = MPI_SUCCESS;
-    int extend = bf->remote && bf->remote_solo && own_in_view(bf);
-    uint64_t from = 0;
+    int extend = bf->remote && bf->remote_solo && own_in_view(bf) && bf->view_ops;
 
-    struct logfs_plan_opts po = { 0, ADIOI_BBFS_View_unsealed(bf) };
+    struct logfs_plan_opts po = { 0, ADIOI_BBFS_View_unsealed(bf), NULL };
 
     if (!extend)
         ADIOI_BBFS_Remote_reset(bf);
@@ -247,34 +269,43 @@ static int build_remote(ADIOI_BBFS_File * bf)
         bf->remote_stale = err != MPI_SUCCESS;
         return err;
     }
-    for (int tries = 0; tries < 3; tries++) {
+    for (int tries = 0; tries < 4; tries++) {
+        po.skip_ops = extend ? bf->view_ops : NULL;
         rc = plan_sessions(bf, &po, &plan, &le, &err);
         if (err != MPI_SUCCESS) {
             ADIOI_BBFS_Remote_reset(bf);
             return err;
         }
+        if (rc == LOGFS_OK && extend && bf->others_live)
+            extend = 0;         /* another session appeared: planned whole */
+        else if (rc == LOGFS_OK && extend && plan && !extends_view(bf, plan)) {
+            /* a write older than the view's latest: from scratch */
+            extend = 0;
+            logfs_plan_free(plan);
+            plan = NULL;
+            ADIOI_BBFS_Datalogs_free(&bf->datalogs);
+            continue;
+        }
         if (rc != LOGFS_ENOENT)
             break;
         ADIOI_BBFS_Datalogs_free(&bf->datalogs);
     }
-    if (extend && rc == LOGFS_OK && plan && !bf->others_live)
-        from = bf->remote_final;
-    /* (from 0, a fresh map is cheaper than overwriting every range: under
-     * collective and posix one unsealed epoch holds everything) */
-    if (from > 0) {
+    if (extend) {
         rb.map = bf->remote;    /* (taken: freed below if the build fails) */
         rb.end = bf->remote_end;
     } else {
-        logfs_rangemap_destroy(bf->remote);     /* (other sessions: from scratch) */
+        logfs_rangemap_destroy(bf->remote);
+        bf->view_keyed = 0;
         if (rc == LOGFS_OK)
             rc = logfs_rangemap_create(&rb.map);
     }
     bf->remote = NULL;
     if (rc == LOGFS_OK && plan)
-        rc = add_plan(&rb, plan, from);
+        rc = add_plan(&rb, plan);
     bf->times.view_builds++;
     bf->times.view_pieces += rb.pieces;
-    bf->remote_final = plan ? final_epochs(bf, plan) : 0;
+    if (rc == LOGFS_OK && !bf->others_live && own_in_view(bf))
+        note_view_ops(bf, plan);
     logfs_plan_free(plan);
     if (rc != LOGFS_OK) {
         logfs_rangemap_destroy(rb.map);
@@ -284,7 +315,7 @@ static int build_remote(ADIOI_BBFS_File * bf)
     }
     bf->remote = rb.map;
     bf->remote_end = rb.end;
-    bf->remote_solo = !bf->others_live;
+    bf->remote_solo = !bf->others_live && own_in_view(bf);
     bf->remote_stale = 0;
     return MPI_SUCCESS;
 }

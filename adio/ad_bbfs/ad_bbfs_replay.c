@@ -260,7 +260,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         ncounts[i] = (size_t) counts[i];
         nwriters += counts[i];
     }
-    struct logfs_plan_opts po = { h->salvage, 0 };
+    struct logfs_plan_opts po = { h->salvage, 0, NULL };
     int progress = h->progress;
     uint64_t round_bytes = (uint64_t) h->replay_buffer;
     static char myname[] = "ADIOI_BBFS_REPLAY";

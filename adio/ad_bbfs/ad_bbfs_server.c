@@ -489,6 +489,11 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, struct logfs_rangemap **out,
     return MPI_SUCCESS;
 }
 
+const char *ADIOI_BBFS_Server_map(const ADIOI_BBFS_File * bf)
+{
+    return bf->srv ? bf->srv->map_addr : "none";
+}
+
 const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf)
 {
     return bf->srv ? bf->srv->node_addr : "";

@@ -182,7 +182,7 @@ TEST_F(Export, DamageBeforeTheSealIsRefusedOrSalvagedAsTheFileIs)
 
     EXPECT_EQ(nullptr, refused);
 
-    logfs_plan_opts o = {1, 0};
+    logfs_plan_opts o = {1, 0, nullptr};
     PlanBothWays(&o);
     ASSERT_EQ(1u, warnings.size()) << "salvage says what was lost";
     ASSERT_NE(files, nullptr);

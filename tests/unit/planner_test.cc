@@ -388,7 +388,7 @@ TEST_F(Planner, UnsealedWritesAreLeftOutUnlessAskedFor)
     Build();
     EXPECT_EQ(1u, logfs_plan_nepochs(plan));
     EXPECT_EQ(synced, Replay(1));
-    logfs_plan_opts o = {0, 1};
+    logfs_plan_opts o = {0, 1, nullptr};
     Build(&o);
     EXPECT_EQ(2u, logfs_plan_nepochs(plan));
     EXPECT_EQ(model, Replay(1, "out2"));
@@ -487,7 +487,7 @@ TEST_F(Planner, ACorruptMetalogFailsTheReplayUnlessSalvaged)
     WriteFile(metas[1], bytes);
     std::vector<const char *> p = {metas[0].c_str(), metas[1].c_str()};
     EXPECT_EQ(LOGFS_ECORRUPT, logfs_plan_build(p.data(), 2, nullptr, &plan, &err));
-    logfs_plan_opts o = {1, 0};
+    logfs_plan_opts o = {1, 0, nullptr};
     Build(&o);
     ASSERT_NE(nullptr, logfs_plan_warning(plan, 1));
     EXPECT_NE(std::string::npos, std::string(logfs_plan_warning(plan, 1)).find("checksum")) << logfs_plan_warning(plan, 1);
@@ -503,4 +503,127 @@ TEST_F(Planner, AShortDatalogIsReportedAtReplay)
     Build();
     ASSERT_EQ(0, truncate(dir.file("w0.datalog").c_str(), 500));
     EXPECT_EQ(LOGFS_ESHORT, ApplyPlan(plan, dir.file("out"), 1));
+}
+
+// A reader that keeps the result of a plan and later applies a plan of only
+// what was logged since (skip_ops: the earlier plan's op counts), as the
+// driver's views of synced writes do under collective and posix
+// consistency, ends with what one plan of everything gives, as long as
+// every new op comes after every op applied before.
+class PlannerIncremental : public Planner {
+  protected:
+    void FlushAll()
+    {
+        for (auto *w : ws)
+            ASSERT_EQ(LOGFS_OK, logfs_writer_flush(w, &err)) << err.msg;
+    }
+    void Order(uint64_t seq)
+    {
+        for (auto *w : ws)
+            ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, seq, &err)) << err.msg;
+    }
+    // A plan of the writes so far, sealed or not, leaving out `skip`.
+    void BuildSince(const std::vector<uint64_t> &skip)
+    {
+        logfs_plan_opts o = {0, 1, skip.empty() ? nullptr : skip.data()};
+        Build(&o);
+    }
+    std::vector<uint64_t> Ops()
+    {
+        std::vector<uint64_t> n;
+        for (uint32_t r = 0; r < logfs_plan_nwriters(plan); r++)
+            n.push_back(logfs_plan_writer_ops(plan, r));
+        return n;
+    }
+};
+
+TEST_F(PlannerIncremental, APlanOfWhatWasLoggedSinceExtendsAnEarlierOne)
+{
+    Writers(3);
+    Write(0, 0, 100); // before the first collective call
+    Write(1, 100, 100);
+    Write(2, 50, 20); // overlaps rank 0: the higher rank wins
+    FlushAll();
+    BuildSince({});
+    EXPECT_EQ((std::vector<uint64_t>{1, 1, 1}), Ops());
+    logfs_plan_key first, last;
+    ASSERT_TRUE(logfs_plan_key_bounds(plan, &first, &last));
+    EXPECT_EQ(0u, first.writer);
+    EXPECT_EQ(2u, last.writer);
+    EXPECT_EQ(model, Replay(1, "kept")); // the reader's copy
+    auto before = Ops();
+    auto kept_last = last;
+
+    Order(1); // a collective call: what follows wins over all the above
+    Write(0, 60, 100); // over rank 2's bytes and rank 1's
+    Write(2, 0, 10);
+    Write(1, 300, 10);
+    FlushAll();
+    BuildSince(before);
+    EXPECT_EQ((std::vector<uint64_t>{2, 2, 2}), Ops()); // the left-out ones counted too
+    EXPECT_EQ(120u, logfs_plan_epoch_bytes(plan, 0)); // only the new ops are in it
+    ASSERT_TRUE(logfs_plan_key_bounds(plan, &first, &last));
+    EXPECT_GE(logfs_plan_key_cmp(&first, &kept_last), 0);
+    EXPECT_EQ(1u, first.seq);
+    EXPECT_EQ(model, Replay(1, "kept")); // over the copy: as one plan of everything
+    BuildSince({});
+    EXPECT_EQ(model, Replay(2, "whole"));
+}
+
+// A write stamped before the latest write an earlier plan held, but logged
+// after that plan: put over the reader's copy it would win, while one plan
+// of everything lets the later stamp win.  The key bounds show it, so the
+// reader plans everything again.
+TEST_F(PlannerIncremental, AnOpOlderThanWhatAnEarlierPlanHeldIsShownByTheKeys)
+{
+    Writers(2);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp(ws[1], 200, &err));
+    Write(1, 0, 10);
+    FlushAll();
+    BuildSince({});
+    auto before = Ops();
+    logfs_plan_key first, last, kept_last;
+    ASSERT_TRUE(logfs_plan_key_bounds(plan, &first, &kept_last));
+    Replay(1, "kept");
+    auto stamped_later = model;
+
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp(ws[0], 100, &err));
+    Write(0, 0, 10); // made (by the clock) before rank 1's
+    FlushAll();
+    BuildSince(before);
+    ASSERT_TRUE(logfs_plan_key_bounds(plan, &first, &last));
+    EXPECT_LT(logfs_plan_key_cmp(&first, &kept_last), 0);
+    EXPECT_EQ(100u, first.stamp);
+    EXPECT_EQ(model, Replay(1, "kept")); // put over the copy: rank 0's bytes
+    BuildSince({});
+    EXPECT_EQ(stamped_later, Replay(1, "whole")); // the whole plan: rank 1's
+    EXPECT_NE(ReadFile(dir.file("kept")), ReadFile(dir.file("whole")));
+}
+
+TEST_F(PlannerIncremental, APlanLeavingEverythingOutHoldsNoKeys)
+{
+    Writers(2);
+    Write(0, 0, 10);
+    Write(1, 10, 10);
+    FlushAll();
+    BuildSince({});
+    BuildSince(Ops());
+    logfs_plan_key first, last;
+    EXPECT_FALSE(logfs_plan_key_bounds(plan, &first, &last));
+    EXPECT_EQ(0u, logfs_plan_epoch_bytes(plan, 0));
+    EXPECT_EQ((std::vector<uint64_t>{1, 1}), Ops());
+}
+
+TEST_F(PlannerIncremental, LeavingOpsOutOfAPlanOfSeveralSessionsIsRefused)
+{
+    Writers(1);
+    Write(0, 0, 10);
+    CloseAll();
+    const char *paths[2] = {metas[0].c_str(), metas[0].c_str()};
+    size_t counts[2] = {1, 1};
+    uint64_t skip[1] = {0};
+    logfs_plan_opts o = {0, 1, skip};
+    logfs_plan *p = nullptr;
+    EXPECT_EQ(LOGFS_EINVAL, logfs_plan_build_sessions(paths, counts, 2, &o, &p, &err));
+    EXPECT_EQ(nullptr, p);
 }

@@ -70,7 +70,7 @@ class Seal : public ::testing::Test {
         plan = nullptr;
         std::string m = Meta();
         const char *p = m.c_str();
-        logfs_plan_opts o = {salvage, 0};
+        logfs_plan_opts o = {salvage, 0, nullptr};
         return logfs_plan_build(&p, 1, &o, &plan, &err);
     }
     std::vector<uint8_t> Replay()
