@@ -36,3 +36,10 @@ noinst_PROGRAMS += %reldir%/bbs-bench
 %canon_reldir%_bbs_bench_SOURCES = %reldir%/bbs-bench.c
 %canon_reldir%_bbs_bench_CFLAGS = $(BBS_CFLAGS)
 %canon_reldir%_bbs_bench_LDADD = $(BBS_LIB) $(LOGFS_LIB) @UCX_LIBS@ @PMEM_LIBS@
+
+# bbserver across 2 emulated nodes against UCX's own message rate there
+# (docs/bbserver.md, "Performance"; root, ucx_perftest).
+bench-server: all
+	$(srcdir)/%reldir%/bench-nodes.sh $(abs_top_builddir)
+.PHONY: bench-server
+EXTRA_DIST += %reldir%/bench-nodes.sh

@@ -204,7 +204,8 @@ uint64_t logfs_plan_writer_ops(const struct logfs_plan *p, uint32_t rank);
  * logs and then applies this one, planned with skip_ops from P, holds
  * exactly what one plan of everything gives when this plan's min is at
  * least P's max (or than the largest max of all the plans applied so far):
- * every new op then wins over every op applied before.
+ * every new op then wins over every op applied before (given SETSIZEs that
+ * only grow the file, as for skip_ops).
  * @return 1 with the bounds set, 0 if the plan holds no op
  */
 int logfs_plan_key_bounds(const struct logfs_plan *p, struct logfs_plan_key *min,

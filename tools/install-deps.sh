@@ -23,6 +23,7 @@ PKGS=(
     build-essential autoconf automake libtool pkg-config dpkg-dev patch
     libhwloc-dev            # MPICH --with-hwloc=/usr
     libucx-dev              # bbserver transport
+    ucx-utils               # ucx_perftest: the transport's own rate (make bench-server)
     libpmem-dev             # persistent-memory datalog path
     googletest libgtest-dev # unit tests
     clang libclang-rt-14-dev  # libFuzzer targets (metalog reader, manifest, hints)

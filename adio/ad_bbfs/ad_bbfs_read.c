@@ -269,7 +269,7 @@ static int build_remote(ADIOI_BBFS_File * bf)
         bf->remote_stale = err != MPI_SUCCESS;
         return err;
     }
-    for (int tries = 0; tries < 4; tries++) {
+    for (int tries = 0; tries < 3; tries++) {
         po.skip_ops = extend ? bf->view_ops : NULL;
         rc = plan_sessions(bf, &po, &plan, &le, &err);
         if (err != MPI_SUCCESS) {
@@ -279,11 +279,13 @@ static int build_remote(ADIOI_BBFS_File * bf)
         if (rc == LOGFS_OK && extend && bf->others_live)
             extend = 0;         /* another session appeared: planned whole */
         else if (rc == LOGFS_OK && extend && plan && !extends_view(bf, plan)) {
-            /* a write older than the view's latest: from scratch */
+            /* a write older than the view's latest: from scratch (not a
+             * try: it happens once, and the last try must leave a plan) */
             extend = 0;
             logfs_plan_free(plan);
             plan = NULL;
             ADIOI_BBFS_Datalogs_free(&bf->datalogs);
+            tries--;
             continue;
         }
         if (rc != LOGFS_ENOENT)
