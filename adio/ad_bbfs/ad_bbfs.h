@@ -84,6 +84,7 @@ typedef struct ADIOI_BBFS_File {
     struct logfs_rangemap *remote;      /* owner = writer rank, pos = datalog offset */
     ADIO_Offset remote_end;
     int remote_solo;            /* remote holds this session only: later ops extend it */
+    uint64_t view_lo, view_hi;  /* with a server: the file bytes remote holds */
     uint64_t *view_ops;         /* by writer: its ops that remote holds (remote_solo) */
     struct logfs_plan_key view_last;    /* the latest of them (when view_keyed) */
     int view_keyed;
@@ -300,8 +301,9 @@ void ADIOI_BBFS_Server_attach_own(ADIOI_BBFS_File * bf, int *error_code);
 /* A logged set_size grew the file to size: attached with the next notes. */
 void ADIOI_BBFS_Server_note_size(ADIOI_BBFS_File * bf, uint64_t size);
 void ADIOI_BBFS_Server_switch(ADIOI_BBFS_File * bf);
-int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, struct logfs_rangemap **out,
-                           ADIO_Offset * end);
+/* The owners of file bytes [lo, hi) from the map (and the file's end). */
+int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
+                           struct logfs_rangemap **out, ADIO_Offset * end);
 void ADIOI_BBFS_Server_forget(ADIOI_BBFS_File * bf);
 int ADIOI_BBFS_Server_is_own(const ADIOI_BBFS_File * bf, int writer);
 /* A piece of writer's log into buf: at once from this node's storage, or,

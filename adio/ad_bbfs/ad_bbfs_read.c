@@ -48,6 +48,7 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
     bf->remote = NULL;
     bf->remote_solo = 0;
     bf->view_keyed = 0;
+    bf->view_lo = bf->view_hi = 0;
     bf->remote_stale = 1;
     ADIOI_BBFS_Datalogs_free(&bf->datalogs);
 }
@@ -226,8 +227,9 @@ static void note_view_ops(ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
  * holds: extends_view): each sync, or under collective and posix each
  * collective call, then costs the pieces written since, not all pieces so
  * far (a program that writes and reads back at every step would otherwise
- * pay a quadratic sum). */
-static int build_remote(ADIOI_BBFS_File * bf)
+ * pay a quadratic sum).  Through a server, the view holds file bytes
+ * [lo, hi) only (see ADIOI_BBFS_Log_read). */
+static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
 {
     static char myname[] = "ADIOI_BBFS_READ_REMOTE";
     struct logfs_plan *plan = NULL;
@@ -265,8 +267,10 @@ static int build_remote(ADIOI_BBFS_File * bf)
             if (err != MPI_SUCCESS)
                 return err;
         }
-        err = ADIOI_BBFS_Server_view(bf, &bf->remote, &bf->remote_end);
+        err = ADIOI_BBFS_Server_view(bf, lo, hi, &bf->remote, &bf->remote_end);
         bf->remote_stale = err != MPI_SUCCESS;
+        bf->view_lo = lo;
+        bf->view_hi = err == MPI_SUCCESS ? hi : lo;
         return err;
     }
     for (int tries = 0; tries < 3; tries++) {
@@ -477,6 +481,52 @@ static int resolve(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data
     return from_own(c, &hole);
 }
 
+struct extent {
+    uint64_t lo, hi;
+};
+
+static int widen(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset stride,
+                 ADIO_Offset count, ADIO_Offset data_off)
+{
+    struct extent *e = arg;
+    uint64_t lo = (uint64_t) off, hi = (uint64_t) (off + (count - 1) * stride + len);
+    (void) data_off;
+    if (lo < e->lo)
+        e->lo = lo;
+    if (hi > e->hi)
+        e->hi = hi;
+    return 0;
+}
+
+/* Through a server, a view asks the map for the bytes the read touches
+ * only: the whole map grows with everything attached since the open (a
+ * program that writes a new region and reads it back at every step got
+ * every earlier step's pieces with every step's view).  A later read
+ * outside them before the next sync point asks for the whole file. */
+static void view_range(ADIO_File fd, int file_ptr_type, ADIO_Offset offset, ADIO_Offset nbytes,
+                       int contig_call, uint64_t * lo, uint64_t * hi)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    struct extent e = { UINT64_MAX, 0 };
+    ADIO_Offset next_fp;
+
+    *lo = 0;
+    *hi = UINT64_MAX;
+    if (!bf->srv || nbytes <= 0)
+        return;
+    if (contig_call) {
+        ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset;
+        e.lo = (uint64_t) start;
+        e.hi = (uint64_t) (start + nbytes);
+    } else if (ADIOI_BBFS_Walk_view_runs(fd, file_ptr_type, offset, nbytes, widen, &e,
+                                         &next_fp) != 0 || e.lo >= e.hi)
+        return;
+    if (remote_needs_rebuild(bf) || (e.lo >= bf->view_lo && e.hi <= bf->view_hi)) {
+        *lo = e.lo;
+        *hi = e.hi;
+    }
+}
+
 void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                          int file_ptr_type, ADIO_Offset offset, int contig_call,
                          ADIO_Status * status, int *error_code)
@@ -497,7 +547,10 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     ADIOI_Datatype_iscontig(datatype, &buf_contig);
     c.packed = buf_contig ? buf : ADIOI_Malloc(nbytes > 0 ? nbytes : 1);
 
-    if (remote_needs_rebuild(bf) && (*error_code = build_remote(bf)) != MPI_SUCCESS)
+    uint64_t lo, hi;
+    view_range(fd, file_ptr_type, offset, nbytes, contig_call, &lo, &hi);
+    if ((remote_needs_rebuild(bf) || (bf->srv && (lo < bf->view_lo || hi > bf->view_hi)))
+        && (*error_code = build_remote(bf, lo, hi)) != MPI_SUCCESS)
         goto fn_exit;
     if (!contig_call && buf_contig) {
         /* ROMIO's own drivers read a contiguous view into a contiguous
@@ -567,7 +620,8 @@ ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
-    if (remote_needs_rebuild(bf) && (*error_code = build_remote(bf)) != MPI_SUCCESS)
+    /* (a view of a range serves too: the map's answer carries the file's end) */
+    if (remote_needs_rebuild(bf) && (*error_code = build_remote(bf, 0, UINT64_MAX)) != MPI_SUCCESS)
         return 0;
     return current_size(fd, error_code);
 }

@@ -435,8 +435,8 @@ void ADIOI_BBFS_Server_forget(ADIOI_BBFS_File * bf)
     }
 }
 
-int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, struct logfs_rangemap **out,
-                           ADIO_Offset * end)
+int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
+                           struct logfs_rangemap **out, ADIO_Offset * end)
 {
     static char myname[] = "ADIOI_BBFS_SERVER_QUERY";
     ADIOI_BBFS_Server *s = bf->srv;
@@ -444,7 +444,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, struct logfs_rangemap **out,
     struct bbs_buf b = { 0 };
     struct bbs_reply r;
     char err[1024];
-    uint64_t from = 0;
+    uint64_t from = lo;
     int rc = LOGFS_OK;
 
     *out = NULL;
@@ -454,7 +454,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, struct logfs_rangemap **out,
         return ADIOI_BBFS_Err_server(myname, __LINE__, "out of memory for the view");
     do {
         s->queries++;
-        if (bbs_enc_query(&b, s->queries, s->nodes.token, bf->canonical, from, UINT64_MAX) != 0
+        if (bbs_enc_query(&b, s->queries, s->nodes.token, bf->canonical, from, hi) != 0
             || ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, &b, &r, err, sizeof(err)) != 0) {
             bbs_buf_free(&b);
             logfs_rangemap_destroy(map);

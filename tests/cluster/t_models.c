@@ -18,6 +18,9 @@
  *   sync
  *   read            query, new    query, new    query, new    old
  *   read again      new           query, new    query, new    old
+ *   read another    query, new    query, new    query, new    old
+ *   block (whole file under mpiio: the view held the first block only)
+ *   read 2 more     new           2 queries     2 queries     old
  *   close           -             -             -             attach
  *   open, read      new           new           new           new
  *
@@ -90,10 +93,10 @@ static void fill(char *b, int r)
         b[i] = (char) (r * 31 + i % 251 + 1);
 }
 
-/* Read the next process's block; it must be new (its bytes) or old (zeros). */
-static void read_next(MPI_File fh, const char *when, int want_new)
+/* Read process who's block; it must be new (its bytes) or old (zeros). */
+static void read_block(MPI_File fh, int who, const char *when, int want_new)
 {
-    int next = (rank + 1) % nprocs;
+    int next = who;
     char got[BLK], want[BLK];
     if (want_new)
         fill(want, next);
@@ -103,6 +106,12 @@ static void read_next(MPI_File fh, const char *when, int want_new)
     MPI_File_read_at(fh, (MPI_Offset) next * BLK, got, BLK, MPI_BYTE, MPI_STATUS_IGNORE);
     CHECK(memcmp(got, want, BLK) == 0, "%s: process %d's block reads %s, expected %s", when,
           next, got[0] ? "its bytes" : "zeros", want_new ? "its bytes" : "zeros");
+}
+
+/* Read the next process's block (on another node). */
+static void read_next(MPI_File fh, const char *when, int want_new)
+{
+    read_block(fh, (rank + 1) % nprocs, when, want_new);
 }
 
 int main(int argc, char **argv)
@@ -181,6 +190,15 @@ int main(int argc, char **argv)
 
     read_next(fh, "read again", !session);
     step("read again", 0, commit || posix ? n : 0);
+
+    /* A view asks the map for the bytes its read needs; a read of other
+     * bytes before the next sync point asks once for the whole file, and
+     * then nothing more is asked until that sync point. */
+    read_block(fh, (rank + 2) % nprocs, "read of another block", !session);
+    step("read of another block", 0, session ? 0 : n);
+    read_block(fh, (rank + 3) % nprocs, "read of a third block", !session);
+    read_next(fh, "read of the first block again", !session);
+    step("read of two more blocks", 0, commit || posix ? 2 * n : 0);
 
     MPI_File_close(&fh);
     step("close", session ? -n : 0, 0);
