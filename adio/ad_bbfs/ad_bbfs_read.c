@@ -498,13 +498,16 @@ static int widen(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset stride
     return 0;
 }
 
-/* Through a server, a view asks the map for the bytes the read touches
- * only: the whole map grows with everything attached since the open (a
- * program that writes a new region and reads it back at every step got
- * every earlier step's pieces with every step's view).  A later read
- * outside them before the next sync point asks for the whole file. */
-static void view_range(ADIO_File fd, int file_ptr_type, ADIO_Offset offset, ADIO_Offset nbytes,
-                       int contig_call, uint64_t * lo, uint64_t * hi)
+/* Through a server, a stale view asks the map for the bytes the read
+ * touches only: the whole map grows with everything attached since the
+ * open (a program that writes a new region and reads it back at every step
+ * got every earlier step's pieces with every step's view).  Under mpiio
+ * and collective, a later read of other bytes before the next sync point
+ * asks for the whole file, once; under session the view is asked for
+ * once, whole (it must not change within the session).  [*lo, *hi): what
+ * to ask for if a view is built. */
+static void view_range(ADIO_File fd, int stale, int file_ptr_type, ADIO_Offset offset,
+                       ADIO_Offset nbytes, int contig_call, uint64_t * lo, uint64_t * hi)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     struct extent e = { UINT64_MAX, 0 };
@@ -512,7 +515,7 @@ static void view_range(ADIO_File fd, int file_ptr_type, ADIO_Offset offset, ADIO
 
     *lo = 0;
     *hi = UINT64_MAX;
-    if (!bf->srv || nbytes <= 0)
+    if (!bf->srv || nbytes <= 0 || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION)
         return;
     if (contig_call) {
         ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset;
@@ -521,7 +524,7 @@ static void view_range(ADIO_File fd, int file_ptr_type, ADIO_Offset offset, ADIO
     } else if (ADIOI_BBFS_Walk_view_runs(fd, file_ptr_type, offset, nbytes, widen, &e,
                                          &next_fp) != 0 || e.lo >= e.hi)
         return;
-    if (remote_needs_rebuild(bf) || (e.lo >= bf->view_lo && e.hi <= bf->view_hi)) {
+    if (stale || (e.lo >= bf->view_lo && e.hi <= bf->view_hi)) {
         *lo = e.lo;
         *hi = e.hi;
     }
@@ -547,10 +550,16 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     ADIOI_Datatype_iscontig(datatype, &buf_contig);
     c.packed = buf_contig ? buf : ADIOI_Malloc(nbytes > 0 ? nbytes : 1);
 
+    /* (through a server: not for a read of nothing, nor again for one
+     * inside the view) */
     uint64_t lo, hi;
-    view_range(fd, file_ptr_type, offset, nbytes, contig_call, &lo, &hi);
-    if ((remote_needs_rebuild(bf) || (bf->srv && (lo < bf->view_lo || hi > bf->view_hi)))
-        && (*error_code = build_remote(bf, lo, hi)) != MPI_SUCCESS)
+    int stale = remote_needs_rebuild(bf);
+    view_range(fd, stale, file_ptr_type, offset, nbytes, contig_call, &lo, &hi);
+    if (bf->srv && nbytes <= 0)
+        stale = 0;
+    else if (bf->srv && bf->remote && (lo < bf->view_lo || hi > bf->view_hi))
+        stale = 1;
+    if (stale && (*error_code = build_remote(bf, lo, hi)) != MPI_SUCCESS)
         goto fn_exit;
     if (!contig_call && buf_contig) {
         /* ROMIO's own drivers read a contiguous view into a contiguous

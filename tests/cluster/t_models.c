@@ -93,10 +93,10 @@ static void fill(char *b, int r)
         b[i] = (char) (r * 31 + i % 251 + 1);
 }
 
-/* Read process who's block; it must be new (its bytes) or old (zeros). */
-static void read_block(MPI_File fh, int who, const char *when, int want_new)
+/* Read the block of process next; it must be new (its bytes) or old
+ * (zeros). */
+static void read_block(MPI_File fh, int next, const char *when, int want_new)
 {
-    int next = who;
     char got[BLK], want[BLK];
     if (want_new)
         fill(want, next);
