@@ -14,6 +14,19 @@
 #include "internal.h"
 #include "planner.h"
 
+/* The order in which ops land (logfs_plan_key_cmp): epoch, collective-call
+ * count, STAMP clock, rank.  Inline: the ops' sort compares with it. */
+static inline int plan_key_order(const struct logfs_plan_key *a, const struct logfs_plan_key *b)
+{
+    if (a->epoch != b->epoch)
+        return a->epoch < b->epoch ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    if (a->stamp != b->stamp)
+        return a->stamp < b->stamp ? -1 : 1;
+    return (a->writer > b->writer) - (a->writer < b->writer);
+}
+
 /* One group of a WRITE record, or a SETSIZE (g.count == 0, g.offset = size). */
 struct op {
     struct logfs_group g;

@@ -36,11 +36,12 @@ static int insert_op(struct logfs_rangemap *m, const struct op *o)
     return LOGFS_OK;
 }
 
+/* (within one epoch) */
 static int op_before(const struct op *a, const struct op *b)
 {
-    if (a->seq != b->seq)
-        return a->seq < b->seq;
-    return a->stamp != b->stamp ? a->stamp < b->stamp : a->writer < b->writer;
+    struct logfs_plan_key ka = {0, a->seq, a->stamp, a->writer};
+    struct logfs_plan_key kb = {0, b->seq, b->stamp, b->writer};
+    return plan_key_order(&ka, &kb) < 0;
 }
 
 /* Stable merge sort by (seq, stamp, writer): each writer's ops keep their

@@ -76,9 +76,9 @@ void plan_merge_resize(struct logfs_resize *into, const struct logfs_resize *r)
 static void note_key(struct logfs_plan *p, uint64_t e, const struct op *o)
 {
     struct logfs_plan_key k = {e, o->seq, o->stamp, o->writer};
-    if (!p->has_keys || logfs_plan_key_cmp(&k, &p->key_min) < 0)
+    if (!p->has_keys || plan_key_order(&k, &p->key_min) < 0)
         p->key_min = k;
-    if (!p->has_keys || logfs_plan_key_cmp(&k, &p->key_max) > 0)
+    if (!p->has_keys || plan_key_order(&k, &p->key_max) > 0)
         p->key_max = k;
     p->has_keys = 1;
 }
@@ -420,13 +420,7 @@ int logfs_plan_key_bounds(const struct logfs_plan *p, struct logfs_plan_key *min
 
 int logfs_plan_key_cmp(const struct logfs_plan_key *a, const struct logfs_plan_key *b)
 {
-    if (a->epoch != b->epoch)
-        return a->epoch < b->epoch ? -1 : 1;
-    if (a->seq != b->seq)
-        return a->seq < b->seq ? -1 : 1;
-    if (a->stamp != b->stamp)
-        return a->stamp < b->stamp ? -1 : 1;
-    return (a->writer > b->writer) - (a->writer < b->writer);
+    return plan_key_order(a, b);
 }
 
 int logfs_plan_check_sealed(const struct logfs_plan *p, const uint64_t *promised,

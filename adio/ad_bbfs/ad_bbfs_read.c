@@ -269,8 +269,8 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
         }
         err = ADIOI_BBFS_Server_view(bf, lo, hi, &bf->remote, &bf->remote_end);
         bf->remote_stale = err != MPI_SUCCESS;
-        bf->view_lo = lo;
-        bf->view_hi = err == MPI_SUCCESS ? hi : lo;
+        bf->view_lo = lo;       /* (on failure remote is NULL: no coverage) */
+        bf->view_hi = hi;
         return err;
     }
     for (int tries = 0; tries < 3; tries++) {
