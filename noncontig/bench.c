@@ -162,3 +162,15 @@ int bench_choose(const char *list, const char *const *names, int n, int *chosen)
     }
     return count;
 }
+
+void bench_check(int err, const char *prog, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len, rank;
+    if (err == MPI_SUCCESS)
+        return;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Error_string(err, msg, &len);
+    fprintf(stderr, "%s: rank %d: %s: %s\n", prog, rank, what, msg);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}

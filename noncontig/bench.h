@@ -42,6 +42,11 @@ FILE *bench_csv_open(const char *path, const char *header);
  * how many, or -1 on a bad one. */
 int bench_parse_sizes(const char *s, long long *v, int max);
 
+/* Exits every process with prog's name, what was being done and MPI's
+ * message when err is not MPI_SUCCESS (a failed open must not read as
+ * wrong data or as a time). */
+void bench_check(int err, const char *prog, const char *what);
+
 /* Marks in chosen[] the names a comma list gives (list NULL: all n of
  * them).  @return how many, or -1 when it names something else. */
 int bench_choose(const char *list, const char *const *names, int n, int *chosen);

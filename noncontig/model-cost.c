@@ -73,28 +73,31 @@ static double run(const struct mode *m, const char *dir, int elmt, long veclen, 
     MPI_File_delete(name, MPI_INFO_NULL);
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
-    MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
+    bench_check(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
+                "model-cost", "open");
     for (int s = 0; s < steps; s++) {
         MPI_Offset base = (MPI_Offset) s * veclen * elmt * nprocs;
         for (long i = 0; i < veclen; i++)
             for (int b = 0; b < elmt; b++)
                 buf[i * elmt + b] = pattern(base + (i * nprocs + rank) * elmt + b, s);
         MPI_File_set_view(fh, base + (MPI_Offset) rank * elmt, MPI_BYTE, vec, "native", info);
-        MPI_File_write_at_all(fh, 0, buf, (int) (veclen * elmt), MPI_BYTE, MPI_STATUS_IGNORE);
+        bench_check(MPI_File_write_at_all(fh, 0, buf, (int) (veclen * elmt), MPI_BYTE,
+                                          MPI_STATUS_IGNORE), "model-cost", "write");
         if (m->sync) {
-            MPI_File_sync(fh);
+            bench_check(MPI_File_sync(fh), "model-cost", "sync");
             MPI_Barrier(MPI_COMM_WORLD);
-            MPI_File_sync(fh);
+            bench_check(MPI_File_sync(fh), "model-cost", "sync");
         }
         MPI_File_set_view(fh, base + (MPI_Offset) next * elmt, MPI_BYTE, vec, "native", info);
         memset(buf, 0, (size_t) (veclen * elmt));
-        MPI_File_read_at_all(fh, 0, buf, (int) (veclen * elmt), MPI_BYTE, MPI_STATUS_IGNORE);
+        bench_check(MPI_File_read_at_all(fh, 0, buf, (int) (veclen * elmt), MPI_BYTE,
+                                         MPI_STATUS_IGNORE), "model-cost", "read");
         for (long i = 0; i < veclen && !bad; i++)
             for (int b = 0; b < elmt; b++)
                 if (buf[i * elmt + b] != pattern(base + (i * nprocs + next) * elmt + b, s))
                     bad = 1;
     }
-    MPI_File_close(&fh);
+    bench_check(MPI_File_close(&fh), "model-cost", "close");
     t = MPI_Wtime() - t0;
     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&bad, &allbad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -63,13 +63,7 @@ static unsigned char pattern(long long off)
  * on the failed delete of a file that is not there.) */
 static void check(int err, const char *what)
 {
-    if (err != MPI_SUCCESS) {
-        char msg[MPI_MAX_ERROR_STRING];
-        int len;
-        MPI_Error_string(err, msg, &len);
-        fprintf(stderr, "model-reads: rank %d: %s: %s\n", rank, what, msg);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    bench_check(err, "model-reads", what);
 }
 
 /* One run; returns the slowest process's read-phase seconds, -1 on a wrong
