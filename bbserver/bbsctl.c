@@ -15,6 +15,18 @@
 #include "client.h"
 #include "token.h"
 
+struct block {
+    uint64_t start, len;
+    uint32_t writer;
+    uint64_t pos;
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct block *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -200,14 +212,29 @@ int main(int argc, char **argv)
                r.nwriters);
     else if (!strcmp(cmd, "query")) {
         struct bbs_writer *w = calloc(r.nwriters ? r.nwriters : 1, sizeof(*w));
+        struct block *bl = calloc(r.nblocks ? r.nblocks : 1, sizeof(*bl));
+        if (!w || !bl) {
+            fprintf(stderr, "bbsctl: out of memory for %" PRIu64 " pieces\n", r.nblocks);
+            return 1;
+        }
         bbs_reply_writers(&r, w);
+        /* records of several writers interleave: one line per piece, in
+         * file order */
+        size_t nb = 0;
         for (uint32_t i = 0; i < r.npieces; i++) {
             struct bbs_piece p;
             bbs_reply_piece(&r, i, &p);
-            printf("%" PRIu64 " %" PRIu64 " session %" PRIu64 " rank %u node %s log %s pos %"
-                   PRIu64 "\n", p.start, p.end, w[p.writer].session, w[p.writer].rank,
-                   w[p.writer].node, w[p.writer].datalog, p.pos);
+            for (uint64_t k = 0; k < p.e.count; k++)
+                bl[nb++] = (struct block) { p.e.off + k * p.e.stride, p.e.len, p.writer,
+                    p.e.pos + k * p.e.len };
         }
+        qsort(bl, nb, sizeof(*bl), by_start);
+        for (size_t i = 0; i < nb; i++)
+            printf("%" PRIu64 " %" PRIu64 " session %" PRIu64 " rank %u node %s log %s pos %"
+                   PRIu64 "\n", bl[i].start, bl[i].start + bl[i].len, w[bl[i].writer].session,
+                   w[bl[i].writer].rank, w[bl[i].writer].node, w[bl[i].writer].datalog,
+                   bl[i].pos);
+        free(bl);
         if (r.more != UINT64_MAX)
             printf("more from %" PRIu64 "\n", r.more);
         free(w);

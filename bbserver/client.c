@@ -198,8 +198,13 @@ int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_
                  ucs_status_string(c->reply->status));
         return -1;
     }
-    if (bbs_dec_reply(c->reply->buf, c->reply->len, rep, why, sizeof(why)) != BBS_OK
-        || rep->id != c->waiting) {
+    int st = bbs_dec_reply(c->reply->buf, c->reply->len, rep, why, sizeof(why));
+    if (st == BBS_EVERSION) {
+        snprintf(err, errlen, "bbserver %s is another bbfs build's (%s): stop it with SIGTERM "
+                 "(it saves its map) and the next open starts this build's", c->addr, why);
+        return -1;
+    }
+    if (st != BBS_OK || rep->id != c->waiting) {
         snprintf(err, errlen, "bbserver %s sent a malformed reply: %s", c->addr,
                  rep->id != c->waiting ? "for another request" : why);
         return -1;

@@ -3,8 +3,8 @@
  * with a writer table (hashed by session and rank) and a logfs range map.
  *
  * Attached extents are held as they came (a strided write is one record)
- * and go into the range map, piece by piece and in arrival order, only when
- * something asks the map (query, stat, detach, a walk).  The usual life of
+ * and go into the range map, as if piece by piece in arrival order, only
+ * when something asks the map (query, stat, detach, a walk).  The usual life of
  * a file's map, attaches at syncs and close and then REPLAYED, thus costs
  * one append per record, however many blocks a record has: expanding four
  * processes' 10^6-block vectors took the server 0.7 s per close.
@@ -22,15 +22,10 @@ struct owned_writer {
     struct bbs_writer w;        /* node and datalog are owned copies */
 };
 
-struct held {
-    struct bbs_extent e;
-    int32_t writer;
-};
-
 struct file {
     char *name;
     struct logfs_rangemap *map;
-    struct held *held;          /* attached, not yet in map, in arrival order */
+    struct logfs_strided *held; /* attached, not yet in map, in arrival order */
     size_t nheld, capheld;
     struct owned_writer *writers;
     uint32_t nwriters, capwriters;
@@ -236,7 +231,7 @@ int bbs_own_attach(struct bbs_ownmap *m, const char *file, const struct bbs_writ
         size_t cap = f->capheld ? 2 * f->capheld : 16;
         while (cap < f->nheld + n)
             cap *= 2;
-        struct held *h = realloc(f->held, cap * sizeof(*h));
+        struct logfs_strided *h = realloc(f->held, cap * sizeof(*h));
         if (!h)
             return BBS_ENOMEM;
         f->held = h;
@@ -244,7 +239,13 @@ int bbs_own_attach(struct bbs_ownmap *m, const char *file, const struct bbs_writ
     }
     for (size_t i = 0; i < n; i++) {
         uint64_t end = e[i].off + (e[i].count - 1) * e[i].stride + e[i].len;
-        f->held[f->nheld++] = (struct held) { e[i], (int32_t) wi };
+        struct logfs_strided *h = &f->held[f->nheld++];
+        *h = (struct logfs_strided) { e[i].off, e[i].len, e[i].count, e[i].stride,
+            (int32_t) wi, e[i].pos };
+        if (h->count > 1 && h->stride == h->len) {      /* one range, not count blocks */
+            h->len *= h->count;
+            h->count = 1;
+        }
         if (e[i].count && end > f->size)
             f->size = end;
     }
@@ -267,54 +268,58 @@ uint64_t bbs_own_size(const struct bbs_ownmap *m, const char *file)
     return f ? f->size : 0;
 }
 
-/* The held extents into the range map, in order.  (The map is logically
- * unchanged, so callers that only look take it const.)  On failure the
- * extents not yet in stay held. */
+/* The held extents into the range map, as if in order.  (The map is
+ * logically unchanged, so callers that only look take it const.)  On
+ * failure they all stay held: inserting them again gives the same map. */
 static int settle(const struct file *cf)
 {
     struct file *f = (struct file *) cf;
-    size_t i = 0;
-    int st = BBS_OK;
-    for (; i < f->nheld && st == BBS_OK; i++) {
-        const struct bbs_extent *e = &f->held[i].e;
-        if (e->stride == e->len || e->count == 1) {     /* one range: no need to go block by block */
-            if (logfs_rangemap_insert(f->map, e->off, e->off + e->count * e->len,
-                                      f->held[i].writer, e->pos) != LOGFS_OK)
-                st = BBS_ENOMEM;
-            continue;
-        }
-        for (uint64_t k = 0; k < e->count && st == BBS_OK; k++) {
-            uint64_t off = e->off + k * e->stride;
-            if (logfs_rangemap_insert(f->map, off, off + e->len, f->held[i].writer,
-                                      e->pos + k * e->len) != LOGFS_OK)
-                st = BBS_ENOMEM;
-        }
-    }
-    if (st != BBS_OK)
-        i--;                    /* (re-inserting its first blocks again is harmless) */
-    if (i) {                    /* (a file may hold nothing: held is NULL) */
-        memmove(f->held, f->held + i, (f->nheld - i) * sizeof(*f->held));
-        f->nheld -= i;
-    }
-    return st;
+    if (f->nheld == 0)
+        return BBS_OK;
+    if (logfs_rangemap_insert_strided(f->map, f->held, f->nheld) != LOGFS_OK)
+        return BBS_ENOMEM;
+    f->nheld = 0;
+    return BBS_OK;
 }
 
 struct collect {
     int32_t owner;              /* detach: only this writer's; -1 = all */
     struct bbs_piece *p;
-    uint32_t n, cap, max;
+    uint32_t n, cap;            /* records */
+    uint64_t blocks, max;       /* the blocks they hold, at most max */
+    uint32_t *open;             /* per writer: its record a next block may extend */
     uint64_t more;
     int nomem;
 };
+
+/* Whether writer's next block [start, start + len) at pos extends record
+ * e: same length, next in the log, and (past its second block) one stride
+ * further in the file.  Blocks come in file order, so they never overlap. */
+static int extends(const struct bbs_extent *e, uint64_t start, uint64_t len, uint64_t pos)
+{
+    if (e->len != len || pos != e->pos + e->count * len)
+        return 0;
+    return e->count == 1 || start == e->off + e->count * e->stride;
+}
 
 static int collect(void *arg, const struct logfs_range *r, int is_hole)
 {
     struct collect *c = arg;
     if (is_hole || (c->owner >= 0 && r->owner != c->owner))
         return 0;
-    if (c->n == c->max) {
+    if (c->blocks == c->max) {
         c->more = r->start;
         return 1;
+    }
+    uint64_t len = r->end - r->start;
+    uint32_t *open = &c->open[r->owner];
+    c->blocks++;
+    if (*open != UINT32_MAX && extends(&c->p[*open].e, r->start, len, r->pos)) {
+        struct bbs_extent *e = &c->p[*open].e;
+        if (e->count == 1)
+            e->stride = r->start - e->off;
+        e->count++;
+        return 0;
     }
     if (c->n == c->cap) {
         uint32_t cap = c->cap ? 2 * c->cap : 64;
@@ -326,8 +331,29 @@ static int collect(void *arg, const struct logfs_range *r, int is_hole)
         c->p = p;
         c->cap = cap;
     }
-    c->p[c->n++] = (struct bbs_piece) { r->start, r->end, (uint32_t) r->owner, r->pos };
+    *open = c->n;
+    c->p[c->n++] = (struct bbs_piece) { { r->start, len, 1, len, r->pos }, (uint32_t) r->owner };
     return 0;
+}
+
+/* The records of f's pieces in [start, end) (of owner's only when owner >=
+ * 0), holding at most max blocks.  @return BBS_OK or BBS_ENOMEM. */
+static int collect_range(const struct file *f, int32_t owner, uint64_t start, uint64_t end,
+                         uint64_t max, struct collect *c)
+{
+    *c = (struct collect) { owner, NULL, 0, 0, 0, max, NULL, UINT64_MAX, 0 };
+    c->open = malloc(sizeof(*c->open) * (f->nwriters ? f->nwriters : 1));
+    if (!c->open)
+        return BBS_ENOMEM;
+    memset(c->open, 0xff, sizeof(*c->open) * (f->nwriters ? f->nwriters : 1));
+    logfs_rangemap_query(f->map, start, end, collect, c);
+    free(c->open);
+    if (c->nomem) {
+        free(c->p);
+        c->p = NULL;
+        return BBS_ENOMEM;
+    }
+    return BBS_OK;
 }
 
 int bbs_own_detach(struct bbs_ownmap *m, const char *file, uint64_t session, uint32_t rank,
@@ -340,14 +366,16 @@ int bbs_own_detach(struct bbs_ownmap *m, const char *file, uint64_t session, uin
         return BBS_OK;          /* it attached nothing here */
     if (settle(f) != BBS_OK)
         return BBS_ENOMEM;
-    struct collect c = { (int32_t) (*slot_of(f, session, rank) - 1), NULL, 0, 0, UINT32_MAX,
-        UINT64_MAX, 0
-    };
-    logfs_rangemap_query(f->map, start, end, collect, &c);
-    int st = c.nomem ? BBS_ENOMEM : BBS_OK;
-    for (uint32_t i = 0; i < c.n && st == BBS_OK; i++)
-        if (logfs_rangemap_remove(f->map, c.p[i].start, c.p[i].end) != LOGFS_OK)
-            st = BBS_ENOMEM;
+    struct collect c;
+    int st = collect_range(f, (int32_t) (*slot_of(f, session, rank) - 1), start, end,
+                           UINT64_MAX, &c);
+    for (uint32_t i = 0; i < c.n && st == BBS_OK; i++) {
+        const struct bbs_extent *e = &c.p[i].e;
+        for (uint64_t k = 0; k < e->count && st == BBS_OK; k++)
+            if (logfs_rangemap_remove(f->map, e->off + k * e->stride,
+                                      e->off + k * e->stride + e->len) != LOGFS_OK)
+                st = BBS_ENOMEM;
+    }
     free(c.p);
     return st;
 }
@@ -363,12 +391,9 @@ int bbs_own_query(const struct bbs_ownmap *m, const char *file, uint64_t start, 
         return BBS_ENOFILE;
     if (settle(f) != BBS_OK)
         return BBS_ENOMEM;
-    struct collect c = { -1, NULL, 0, 0, max, UINT64_MAX, 0 };
-    logfs_rangemap_query(f->map, start, end, collect, &c);
-    if (c.nomem) {
-        free(c.p);
+    struct collect c;
+    if (collect_range(f, -1, start, end, max, &c) != BBS_OK)
         return BBS_ENOMEM;
-    }
     *pieces = c.p;
     *n = c.n;
     *more = c.more;

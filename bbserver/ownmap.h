@@ -43,7 +43,10 @@ uint64_t bbs_own_size(const struct bbs_ownmap *m, const char *file);
 int bbs_own_detach(struct bbs_ownmap *m, const char *file, uint64_t session, uint32_t rank,
                    uint64_t start, uint64_t end);
 
-/* The owners of [start, end), at most max pieces, in file order; pieces
+/* The owners of [start, end), as records of at most max pieces in all:
+ * each record holds a writer's pieces of one length that follow each other
+ * in its log at one stride in the file (a strided write comes back as it
+ * was attached), and records are in order of their first pieces.  Records
  * name writers by their index in the file's table (bbs_own_writer).
  * *more is where the next query should start when max cut the answer,
  * UINT64_MAX otherwise.  The array is the caller's to free.

@@ -15,7 +15,7 @@
 #define REPLY_BIT 0x8000u
 #define HEADER_LEN (4 + 2 + 2 + 8)
 #define RECORD_LEN (5 * 8)
-#define PIECE_LEN (8 + 8 + 4 + 8)
+#define PIECE_LEN (RECORD_LEN + 4)
 #define MAX_NODE 256
 
 const char *bbs_status_str(int status)
@@ -127,6 +127,25 @@ static void put_writer(struct bbs_buf *b, const struct bbs_writer *w)
     put_str(b, w->datalog);
 }
 
+/* An attach's records and a query reply's both (RECORD_LEN bytes). */
+static void put_extent(struct bbs_buf *b, const struct bbs_extent *e)
+{
+    put64(b, e->off);
+    put64(b, e->len);
+    put64(b, e->count);
+    put64(b, e->stride);
+    put64(b, e->pos);
+}
+
+static void get_extent(const uint8_t *p, struct bbs_extent *e)
+{
+    e->off = logfs_get64(p);
+    e->len = logfs_get64(p + 8);
+    e->count = logfs_get64(p + 16);
+    e->stride = logfs_get64(p + 24);
+    e->pos = logfs_get64(p + 32);
+}
+
 static int done(const struct bbs_buf *b)
 {
     return b->failed ? -1 : 0;
@@ -147,13 +166,8 @@ int bbs_enc_attach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const c
     put_writer(b, w);
     put64(b, size);
     put32(b, n);
-    for (uint32_t i = 0; i < n; i++) {
-        put64(b, e[i].off);
-        put64(b, e[i].len);
-        put64(b, e[i].count);
-        put64(b, e[i].stride);
-        put64(b, e[i].pos);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        put_extent(b, &e[i]);
     return done(b);
 }
 
@@ -278,10 +292,8 @@ int bbs_rep_query_pieces(struct bbs_buf *b, const struct bbs_piece *p, uint32_t 
 {
     put32(b, n);
     for (uint32_t i = 0; i < n; i++) {
-        put64(b, p[i].start);
-        put64(b, p[i].end);
+        put_extent(b, &p[i].e);
         put32(b, p[i].writer);
-        put64(b, p[i].pos);
     }
     put64(b, more);
     put64(b, size);
@@ -633,9 +645,11 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
         for (uint32_t i = 0; i < r->npieces && !c.failed; i++) {
             struct bbs_piece p;
             bbs_reply_piece(r, i, &p);
-            check_range(&c, p.start, p.end, "a piece");
+            r->nblocks += check_extent(&c, &p.e, i);
             if (!c.failed && p.writer >= r->nwriters)
-                fail(&c, "piece %u names writer %u of %u", i, p.writer, r->nwriters);
+                fail(&c, "record %u names writer %u of %u", i, p.writer, r->nwriters);
+            if (!c.failed && r->nblocks > BBS_MAX_QUERY_PIECES)
+                fail(&c, "the records expand to more than %u pieces", BBS_MAX_QUERY_PIECES);
         }
         r->more = get64(&c, "the continuation");
         r->size = get64(&c, "the size");
@@ -670,12 +684,7 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
 
 void bbs_record(const struct bbs_request *r, uint32_t i, struct bbs_extent *e)
 {
-    const uint8_t *p = r->records + (size_t) i * RECORD_LEN;
-    e->off = logfs_get64(p);
-    e->len = logfs_get64(p + 8);
-    e->count = logfs_get64(p + 16);
-    e->stride = logfs_get64(p + 24);
-    e->pos = logfs_get64(p + 32);
+    get_extent(r->records + (size_t) i * RECORD_LEN, e);
 }
 
 void bbs_reply_writers(const struct bbs_reply *r, struct bbs_writer *w)
@@ -690,10 +699,8 @@ void bbs_reply_writers(const struct bbs_reply *r, struct bbs_writer *w)
 void bbs_reply_piece(const struct bbs_reply *r, uint32_t i, struct bbs_piece *p)
 {
     const uint8_t *q = r->pieces + (size_t) i * PIECE_LEN;
-    p->start = logfs_get64(q);
-    p->end = logfs_get64(q + 8);
-    p->writer = logfs_get32(q + 16);
-    p->pos = logfs_get64(q + 20);
+    get_extent(q, &p->e);
+    p->writer = logfs_get32(q + RECORD_LEN);
 }
 
 uint16_t bbs_peek_op(const void *msg, size_t len)

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 #define BBS_MAGIC 0x31534242u   /* "BBS1" */
-#define BBS_VERSION 1
+#define BBS_VERSION 2       /* 2: query replies carry strided records */
 #define BBS_TOKEN_LEN 32
 /* Limits a server enforces on one message (a client splits above them). */
 #define BBS_MAX_PATH 4096
@@ -35,7 +35,7 @@ extern "C" {
 #define BBS_MAX_PIECES (1ull << 24)     /* pieces those records expand to */
 #endif
 #define BBS_MAX_READ (64u << 20)        /* bytes in one read reply */
-#define BBS_MAX_QUERY_PIECES (1u << 20) /* pieces in one query reply */
+#define BBS_MAX_QUERY_PIECES (1u << 20) /* blocks one query reply's records hold */
 #define BBS_MAX_MSG (BBS_MAX_READ + 4096)
 
 /* X(name, description): the status a reply carries. */
@@ -92,11 +92,13 @@ struct bbs_extent {
     uint64_t off, len, count, stride, pos;
 };
 
-/* A piece of a query's answer: [start, end) is writer's, at pos in its log. */
+/* A record of a query's answer: the blocks e describes are writer's, at
+ * e.pos, e.pos + e.len, ... in its log.  The server folds the pieces of a
+ * strided write back into one record, so a reader of an interleaved file
+ * gets a record per writer, not a pair per block. */
 struct bbs_piece {
-    uint64_t start, end;
+    struct bbs_extent e;
     uint32_t writer;        /* index into the reply's writers */
-    uint64_t pos;
 };
 
 /* A decoded request.  Pointers point into the message bytes. */
@@ -126,10 +128,11 @@ struct bbs_reply {
     uint64_t nfiles;
     uint64_t requests[BBS_NUM_OPS];     /* served, by op */
     uint64_t refused;
-    /* QUERY: writers and pieces (read with bbs_reply_writer / _piece);
-     * more: where to continue when the answer was cut at a limit */
+    /* QUERY: writers and records of pieces (read with bbs_reply_writer /
+     * _piece); more: where to continue when the answer was cut at a limit */
     uint32_t nwriters;
-    uint32_t npieces;
+    uint32_t npieces;           /* records */
+    uint64_t nblocks;           /* the blocks they hold */
     const uint8_t *writers, *pieces;
     uint64_t more;              /* UINT64_MAX: the answer is complete */
     uint64_t size;              /* QUERY, STAT: the file's size in the map */
@@ -192,7 +195,7 @@ uint8_t *bbs_rep_read_room(struct bbs_buf *b, uint64_t len);
 /* EXPORT: the sealed part's length and what salvage lost, then the first
  * bytes with bbs_rep_read_room (at most BBS_MAX_READ of them). */
 int bbs_rep_export(struct bbs_buf *b, uint64_t total, const char *warning);
-/* QUERY: writers first, then pieces, then the continuation point. */
+/* QUERY: writers first, then records of pieces, then the continuation point. */
 int bbs_rep_query_begin(struct bbs_buf *b, uint32_t nwriters);
 int bbs_rep_query_writer(struct bbs_buf *b, const struct bbs_writer *w);
 int bbs_rep_query_pieces(struct bbs_buf *b, const struct bbs_piece *p, uint32_t n,
@@ -209,7 +212,7 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
 void bbs_record(const struct bbs_request *r, uint32_t i, struct bbs_extent *e);
 /* A decoded query reply's writers, all nwriters of them, into w[]. */
 void bbs_reply_writers(const struct bbs_reply *r, struct bbs_writer *w);
-/* Piece i of a decoded query reply (i < npieces). */
+/* Record i of a decoded query reply (i < npieces). */
 void bbs_reply_piece(const struct bbs_reply *r, uint32_t i, struct bbs_piece *p);
 
 /* The op a message claims, without decoding it (0 if too short). */

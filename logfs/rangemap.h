@@ -55,6 +55,26 @@ void logfs_rangemap_destroy(struct logfs_rangemap *m);
 int logfs_rangemap_insert(struct logfs_rangemap *m, uint64_t start, uint64_t end,
                           int32_t owner, uint64_t pos);
 
+/* count blocks of len bytes, owner's, at start, start + stride, ...; at
+ * pos, pos + len, ... in its log (stride >= len when count > 1). */
+struct logfs_strided {
+    uint64_t start, len, count, stride;
+    int32_t owner;
+    uint64_t pos;
+};
+
+/*
+ * Insert the blocks of runs r[0..n), with the result of inserting them one
+ * by one, run after run.  Blocks of runs that interleave (a reader's view
+ * of several writers' strided writes) go in file order, so a map that holds
+ * nothing past them takes each down the append path instead of a search.
+ * Runs whose blocks overlap fall back to one by one.
+ * @return LOGFS_OK, LOGFS_EINVAL for a run without bytes, LOGFS_ENOMEM (the
+ *         map may then hold part of them)
+ */
+int logfs_rangemap_insert_strided(struct logfs_rangemap *m, const struct logfs_strided *r,
+                                  size_t n);
+
 /*
  * Forget [start, end); ranges straddling an edge are cut as insert cuts them.
  * @return LOGFS_OK, LOGFS_EINVAL if start >= end, LOGFS_ENOMEM

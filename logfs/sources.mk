@@ -15,6 +15,7 @@ LOGFS_SRCS = \
 	%reldir%/frame.c \
 	%reldir%/extents.c \
 	%reldir%/rangemap.c \
+	%reldir%/rangemap_strided.c \
 	%reldir%/index.c \
 	%reldir%/datalog.c \
 	%reldir%/writer.c \

@@ -465,15 +465,23 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
         bbs_reply_writers(&r, w);
         for (uint32_t i = 0; i < r.nwriters; i++)
             idx[i] = writer_index(s, &w[i]);
-        for (uint32_t i = 0; i < r.npieces && rc == LOGFS_OK; i++) {
+        /* the records of several writers interleave: one insert puts
+         * their blocks in file order */
+        struct logfs_strided *runs = ADIOI_Malloc(sizeof(*runs) * (r.npieces ? r.npieces : 1));
+        for (uint32_t i = 0; i < r.npieces; i++) {
             struct bbs_piece p;
             bbs_reply_piece(&r, i, &p);
-            rc = logfs_rangemap_insert(map, p.start, p.end, idx[p.writer], p.pos);
-            if (p.pos + (p.end - p.start) > s->log_end[idx[p.writer]])
-                s->log_end[idx[p.writer]] = p.pos + (p.end - p.start);
-            if ((ADIO_Offset) p.end > *end)
-                *end = (ADIO_Offset) p.end;
+            const struct bbs_extent *e = &p.e;
+            int32_t who = idx[p.writer];
+            runs[i] = (struct logfs_strided) { e->off, e->len, e->count, e->stride, who, e->pos };
+            uint64_t last = e->off + (e->count - 1) * e->stride + e->len;
+            if (e->pos + e->count * e->len > s->log_end[who])
+                s->log_end[who] = e->pos + e->count * e->len;
+            if ((ADIO_Offset) last > *end)
+                *end = (ADIO_Offset) last;
         }
+        rc = logfs_rangemap_insert_strided(map, runs, r.npieces);
+        ADIOI_Free(runs);
         from = r.more;
         if ((ADIO_Offset) r.size > *end)
             *end = (ADIO_Offset) r.size;        /* a set_size grew it */

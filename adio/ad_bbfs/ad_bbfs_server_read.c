@@ -84,32 +84,42 @@ static int by_log_position(const void *a, const void *b)
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static struct chunk *cached(ADIOI_BBFS_Server * s, const char *datalog, uint64_t idx,
-                            uint64_t need)
+static struct chunk *cached(ADIOI_BBFS_Server * s, const char *datalog, uint64_t idx)
 {
     for (size_t i = 0; i < s->ncache; i++)
-        if (s->cache[i].datalog && s->cache[i].idx == idx && s->cache[i].len >= need
+        if (s->cache[i].datalog && s->cache[i].idx == idx
             && strcmp(s->cache[i].datalog, datalog) == 0)
             return &s->cache[i];
     return NULL;
 }
 
-/* Chunk idx of writer w's log, from the cache or its node's server. */
+/* Chunk idx of writer w's log, with at least need bytes, from the cache or
+ * its node's server.  A cached chunk shorter than that was fetched when
+ * the log was: only what the log has grown by since comes (a program that
+ * reads back each step's writes would otherwise fetch the chunk's earlier
+ * steps again at every step). */
 static int chunk_of(ADIOI_BBFS_Server * s, int writer, uint64_t idx, uint64_t need,
                     struct chunk **out)
 {
     const struct bbs_writer *w = &s->writers[writer];
     uint64_t lo = idx * ADIOI_BBFS_READ_CHUNK, hi = lo + ADIOI_BBFS_READ_CHUNK;
-    if ((*out = cached(s, w->datalog, idx, need)) != NULL)
+    struct chunk *c = cached(s, w->datalog, idx);
+    if (c && c->len >= need) {
+        *out = c;
         return MPI_SUCCESS;
+    }
     if (hi > s->log_end[writer])
         hi = s->log_end[writer] > lo + need ? s->log_end[writer] : lo + need;
-    struct chunk *c = &s->cache[s->next_out];   /* the oldest goes */
-    s->next_out = (s->next_out + 1) % s->ncache;
+    uint64_t have = c ? c->len : 0;
+    if (!c) {
+        c = &s->cache[s->next_out];     /* the oldest goes */
+        s->next_out = (s->next_out + 1) % s->ncache;
+        c->data = c->data ? c->data : ADIOI_Malloc(ADIOI_BBFS_READ_CHUNK);
+    }
     ADIOI_BBFS_FREE(c->datalog);
     c->datalog = NULL;          /* (free until the read succeeds) */
-    c->data = c->data ? c->data : ADIOI_Malloc(ADIOI_BBFS_READ_CHUNK);
-    int err = ADIOI_BBFS_Nodes_read(&s->nodes, w->node, w->datalog, lo, c->data, hi - lo);
+    int err = ADIOI_BBFS_Nodes_read(&s->nodes, w->node, w->datalog, lo + have, c->data + have,
+                                    hi - lo - have);
     if (err != MPI_SUCCESS)
         return err;
     c->datalog = ADIOI_Strdup(w->datalog);

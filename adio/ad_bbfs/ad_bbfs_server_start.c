@@ -57,10 +57,10 @@ static int read_addr(const char *file, char *addr, size_t len)
     return addr[0] ? 0 : -1;
 }
 
-/* A server of this node answering at the address in file. */
 /* Whether this node's server answers at the address in file: 1 yes, 0
- * nothing answers, -1 it answers but refuses our token (err says so:
- * starting another server would take the node's address file from it). */
+ * nothing answers, -1 it answers but refuses our token or speaks another
+ * protocol version (err says so: starting another server would take the
+ * node's address file from it, and the maps it holds would be lost). */
 static int alive(ADIOI_BBFS_Server * s, const char *file, char *addr, size_t len, char *err,
                  size_t errlen)
 {
@@ -68,7 +68,8 @@ static int alive(ADIOI_BBFS_Server * s, const char *file, char *addr, size_t len
         return 0;
     if (ADIOI_BBFS_Nodes_ping(&s->nodes, addr, err, errlen) == 0)
         return 1;
-    return strstr(err, "refused") || strstr(err, "wrong token") ? -1 : 0;
+    return strstr(err, "refused") || strstr(err, "wrong token")
+        || strstr(err, "another bbfs build") ? -1 : 0;
 }
 
 /* Start bbserver as a daemon (its own session, so the job's end does not

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     struct bbs_buf b = { 0 };
     struct bbs_writer w = { 3, 1, "node1:4000", "/tmp/f.bbfs.1.datalog" };
     struct bbs_extent e[2] = { { 0, 8, 100, 32, 0 }, { 4096, 512, 1, 0, 800 } };
-    struct bbs_piece p[2] = { { 0, 8, 0, 0 }, { 8, 16, 0, 8 } };
+    struct bbs_piece p[2] = { { { 0, 8, 100, 32, 0 }, 0 }, { { 8, 16, 1, 16, 800 }, 0 } };
     if (argc != 2) {
         fprintf(stderr, "usage: make-bbs-seeds DIR\n");
         return 2;

@@ -2,6 +2,7 @@
 // merges them, with several writers and several files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -117,18 +118,120 @@ TEST_F(OwnMap, QueryClipsToTheRangeAndCutsAtTheLimitWithAContinuation)
     uint64_t more;
     ASSERT_EQ(BBS_OK, bbs_own_query(m, "/f", 15, 95, 3, &p, &n, &more));
     ASSERT_EQ(3u, n);
-    EXPECT_EQ(15u, p[0].start);
-    EXPECT_EQ(20u, p[0].end);
+    EXPECT_EQ(15u, p[0].e.off);
+    EXPECT_EQ(5u, p[0].e.len);
+    EXPECT_EQ(1u, p[0].e.count);
     EXPECT_EQ(1u, p[0].writer);
-    EXPECT_EQ(15u, p[0].pos);
+    EXPECT_EQ(15u, p[0].e.pos);
     EXPECT_EQ(40u, more);
     free(p);
     ASSERT_EQ(BBS_OK, bbs_own_query(m, "/f", more, 95, 100, &p, &n, &more));
     EXPECT_EQ(6u, n);
-    EXPECT_EQ(95u, p[n - 1].end);
+    EXPECT_EQ(95u, p[n - 1].e.off + p[n - 1].e.len);
     EXPECT_EQ(UINT64_MAX, more);
     free(p);
     EXPECT_EQ(BBS_ENOFILE, bbs_own_query(m, "/g", 0, 1, 1, &p, &n, &more));
+}
+
+// The blocks a query's records hold, as "[start-last:writer@pos]" like Print.
+static std::string Expand(const bbs_piece *p, uint32_t n)
+{
+    std::vector<std::pair<uint64_t, std::string>> blocks;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint64_t k = 0; k < p[i].e.count; k++) {
+            uint64_t at = p[i].e.off + k * p[i].e.stride;
+            blocks.emplace_back(at, "[" + std::to_string(at) + "-" +
+                                        std::to_string(at + p[i].e.len - 1) + ":" +
+                                        std::to_string(p[i].writer) + "@" +
+                                        std::to_string(p[i].e.pos + k * p[i].e.len) + "]");
+        }
+    std::sort(blocks.begin(), blocks.end());
+    std::string s;
+    for (auto &b : blocks)
+        s += b.second;
+    return s;
+}
+
+TEST_F(OwnMap, InterleavedStridedWritesComeBackAsOneRecordPerWriter)
+{
+    for (uint32_t w = 0; w < 4; w++)
+        Attach(w, 8 * w, 8, 1000, "/f", 1000, 32);
+    bbs_piece *p;
+    uint32_t n;
+    uint64_t more;
+    ASSERT_EQ(BBS_OK, bbs_own_query(m, "/f", 0, 32000, 1u << 20, &p, &n, &more));
+    ASSERT_EQ(4u, n);
+    for (uint32_t w = 0; w < 4; w++) {
+        EXPECT_EQ(8u * w, p[w].e.off);
+        EXPECT_EQ(8u, p[w].e.len);
+        EXPECT_EQ(1000u, p[w].e.count);
+        EXPECT_EQ(32u, p[w].e.stride);
+        EXPECT_EQ(1000u, p[w].e.pos);
+        EXPECT_EQ(w, p[w].writer);
+    }
+    free(p);
+    // A clipped first block starts a record of its own; a cut at the
+    // limit ends every record before the continuation point.
+    ASSERT_EQ(BBS_OK, bbs_own_query(m, "/f", 12, 32000, 10, &p, &n, &more));
+    EXPECT_EQ(5u, n);
+    EXPECT_EQ("[12-15:1@1004][16-23:2@1000][24-31:3@1000][32-39:0@1008][40-47:1@1008]"
+              "[48-55:2@1008][56-63:3@1008][64-71:0@1016][72-79:1@1016][80-87:2@1016]",
+              Expand(p, n));
+    EXPECT_EQ(88u, more);
+    free(p);
+}
+
+TEST_F(OwnMap, QueryRecordsHoldExactlyTheMapsPieces)
+{
+    // Random overwrites of strided and contiguous writes: the records of
+    // any range expand to the map's own pieces there.
+    srand(7);
+    uint64_t pos[6] = {0};
+    for (int i = 0; i < 300; i++) {
+        uint32_t w = (uint32_t) (rand() % 6);
+        uint64_t len = 1 + (uint64_t) (rand() % 16), count = 1 + (uint64_t) (rand() % 20);
+        uint64_t stride = len + (uint64_t) (rand() % 3) * (uint64_t) (rand() % 24);
+        uint64_t off = (uint64_t) (rand() % 2000);
+        Attach(w, off, len, pos[w], "/f", count, stride);
+        pos[w] += count * len;
+    }
+    for (int q = 0; q < 50; q++) {
+        uint64_t a = (uint64_t) (rand() % 2600), b = a + (uint64_t) (rand() % 800);
+        bbs_piece *p;
+        uint32_t n;
+        uint64_t more;
+        ASSERT_EQ(BBS_OK, bbs_own_query(m, "/f", a, b, 1u << 20, &p, &n, &more));
+        std::string want;
+        struct Want {
+            uint64_t a, b;
+            std::string *s;
+        } arg{a, b, &want};
+        bbs_own_ranges(
+            m, "/f",
+            [](void *x, const bbs_writer *w, uint64_t start, uint64_t end, uint64_t at) {
+                auto *wa = static_cast<Want *>(x);
+                (void) w;
+                uint64_t lo = std::max(start, wa->a), hi = std::min(end, wa->b);
+                if (lo < hi)
+                    *wa->s += "[" + std::to_string(lo) + "-" + std::to_string(hi - 1) + ":" +
+                              "W" + std::to_string(w->rank) + "@" +
+                              std::to_string(at + (lo - start)) + "]";
+                return 0;
+            },
+            &arg);
+        std::string got = Expand(p, n);
+        // Expand names writers by table index; ranges by rank: map them.
+        for (uint32_t i = 0; i < 6; i++) {
+            const bbs_writer *w = bbs_own_writer(m, "/f", i);
+            if (!w)
+                continue;
+            std::string from = ":" + std::to_string(i) + "@", to = ":W" + std::to_string(w->rank) + "@";
+            for (size_t at = got.find(from); at != std::string::npos; at = got.find(from, at + to.size()))
+                got.replace(at, from.size(), to);
+        }
+        EXPECT_EQ(want, got) << "query [" << a << ", " << b << ")";
+        free(p);
+    }
 }
 
 TEST_F(OwnMap, StatAndDrop)

@@ -103,12 +103,27 @@ TEST(Proto, OtherVersionIsRefusedAsVersion)
     Buf b;
     ASSERT_EQ(0, bbs_enc_ping(&b.b, 1, kToken));
     auto m = b.bytes();
-    m[4] = 2;
+    m[4] = BBS_VERSION + 1;
     bbs_request r;
     EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
-    m[4] = 1;
+    m[4] = BBS_VERSION - 1;     // 1: query replies of single pieces
+    EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
+    m[4] = BBS_VERSION;
     m[0] ^= 0xff;
     EXPECT_EQ(BBS_EMSG, DecodeRequest(m, &r));
+}
+
+TEST(Proto, AReplyOfAnotherVersionIsRefusedAsVersion)
+{
+    // (the client tells the user that server is another build's)
+    Buf b;
+    ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_PING, 1, BBS_EVERSION, "version"));
+    auto m = b.bytes();
+    m[4] = BBS_VERSION - 1;
+    bbs_reply r;
+    char err[256];
+    EXPECT_EQ(BBS_EVERSION, bbs_dec_reply(m.data(), m.size(), &r, err, sizeof(err)));
+    EXPECT_NE(nullptr, strstr(err, "protocol version 1; this side speaks 2")) << err;
 }
 
 TEST(Proto, UnknownOperationIsRefused)
@@ -245,11 +260,18 @@ TEST(Proto, ExportReplyCarriesTotalWarningAndFirstBytes)
     EXPECT_EQ(BBS_EMSG, bbs_dec_reply(m.data(), m.size(), &r, err, sizeof(err)));
 }
 
+static bbs_piece Piece(uint64_t off, uint64_t len, uint64_t count, uint64_t stride,
+                       uint32_t writer, uint64_t pos)
+{
+    return bbs_piece{{off, len, count, stride, pos}, writer};
+}
+
 TEST(Proto, QueryReplyRoundTripsWritersAndPieces)
 {
     Buf b;
     bbs_writer w[2] = {Writer(0), Writer(5)};
-    bbs_piece p[3] = {{0, 8, 1, 0}, {8, 16, 0, 64}, {100, 200, 1, 8}};
+    bbs_piece p[3] = {Piece(0, 8, 1, 8, 1, 0), Piece(8, 8, 1, 8, 0, 64),
+                      Piece(100, 8, 1000, 32, 1, 8)};
     ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_QUERY, 4, BBS_OK, nullptr));
     ASSERT_EQ(0, bbs_rep_query_begin(&b.b, 2));
     ASSERT_EQ(0, bbs_rep_query_writer(&b.b, &w[0]));
@@ -263,6 +285,7 @@ TEST(Proto, QueryReplyRoundTripsWritersAndPieces)
     EXPECT_EQ(4u, r.id);
     ASSERT_EQ(2u, r.nwriters);
     ASSERT_EQ(3u, r.npieces);
+    EXPECT_EQ(1002u, r.nblocks);
     EXPECT_EQ(200u, r.more);
     EXPECT_EQ(4096u, r.size);
     bbs_writer got[2];
@@ -271,19 +294,52 @@ TEST(Proto, QueryReplyRoundTripsWritersAndPieces)
     EXPECT_STREQ("/local/out.dat.bbfs.3.datalog", got[1].datalog);
     bbs_piece gp;
     bbs_reply_piece(&r, 2, &gp);
-    EXPECT_EQ(100u, gp.start);
-    EXPECT_EQ(200u, gp.end);
+    EXPECT_EQ(100u, gp.e.off);
+    EXPECT_EQ(8u, gp.e.len);
+    EXPECT_EQ(1000u, gp.e.count);
+    EXPECT_EQ(32u, gp.e.stride);
+    EXPECT_EQ(8u, gp.e.pos);
     EXPECT_EQ(1u, gp.writer);
-    EXPECT_EQ(8u, gp.pos);
     for (size_t n = 0; n < m.size(); n++)
         EXPECT_EQ(BBS_EMSG, bbs_dec_reply(m.data(), n, &r, err, sizeof(err))) << n;
+}
+
+/* A reply is checked as an attach is: a client must not trust a server
+ * that claims overlapping, wrapping or unbounded records. */
+static std::string QueryReplyError(const bbs_piece &p)
+{
+    Buf b;
+    bbs_writer w = Writer();
+    bbs_rep_begin(&b.b, BBS_QUERY, 4, BBS_OK, nullptr);
+    bbs_rep_query_begin(&b.b, 1);
+    bbs_rep_query_writer(&b.b, &w);
+    bbs_rep_query_pieces(&b.b, &p, 1, UINT64_MAX, 0);
+    bbs_reply r;
+    char err[256] = "";
+    if (bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err)) != BBS_EMSG)
+        return "accepted";
+    return err;
+}
+
+TEST(Proto, ReplyRecordsThatOverlapWrapOrExpandTooFarAreRefused)
+{
+    EXPECT_NE(std::string::npos, QueryReplyError(Piece(0, 8, 2, 4, 0, 0)).find("stride 4"));
+    EXPECT_NE(std::string::npos, QueryReplyError(Piece(0, 0, 1, 8, 0, 0)).find("no bytes"));
+    EXPECT_NE(std::string::npos,
+              QueryReplyError(Piece(INT64_MAX - 4, 8, 1, 8, 0, 0)).find("past the largest"));
+    EXPECT_NE(std::string::npos,
+              QueryReplyError(Piece(0, 8, 3, UINT64_MAX / 2, 0, 0)).find("past the largest"));
+    EXPECT_NE(std::string::npos,
+              QueryReplyError(Piece(0, 1, BBS_MAX_QUERY_PIECES + 1ull, 1, 0, 0))
+                  .find("expand to more than"));
+    EXPECT_EQ("accepted", QueryReplyError(Piece(0, 1, BBS_MAX_QUERY_PIECES, 1, 0, 0)));
 }
 
 TEST(Proto, ReplyPieceNamingAMissingWriterIsRefused)
 {
     Buf b;
     bbs_writer w = Writer();
-    bbs_piece p = {0, 8, 1, 0};
+    bbs_piece p = Piece(0, 8, 1, 8, 1, 0);
     bbs_rep_begin(&b.b, BBS_QUERY, 4, BBS_OK, nullptr);
     bbs_rep_query_begin(&b.b, 1);
     bbs_rep_query_writer(&b.b, &w);
@@ -291,7 +347,7 @@ TEST(Proto, ReplyPieceNamingAMissingWriterIsRefused)
     bbs_reply r;
     char err[256];
     EXPECT_EQ(BBS_EMSG, bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err)));
-    EXPECT_NE(nullptr, strstr(err, "names writer 1 of 1")) << err;
+    EXPECT_NE(nullptr, strstr(err, "record 0 names writer 1 of 1")) << err;
 }
 
 TEST(Proto, ErrorRepliesCarryTheirMessageAndNoBody)

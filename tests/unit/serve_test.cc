@@ -85,10 +85,11 @@ TEST_F(Serve, QueryNamesOnlyTheWritersItsPiecesUse)
     EXPECT_EQ(2u, w[1].rank);
     bbs_piece p;
     bbs_reply_piece(&r, 0, &p);
-    EXPECT_EQ(10u, p.start);
-    EXPECT_EQ(16u, p.end);
+    EXPECT_EQ(10u, p.e.off);
+    EXPECT_EQ(6u, p.e.len);
+    EXPECT_EQ(1u, p.e.count);
     EXPECT_EQ(0u, p.writer);
-    EXPECT_EQ(2u, p.pos);
+    EXPECT_EQ(2u, p.e.pos);
     EXPECT_EQ(UINT64_MAX, r.more);
     EXPECT_EQ(3u, stats.requests[BBS_ATTACH]);
     EXPECT_EQ(1u, stats.requests[BBS_QUERY]);
