@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../logfs/coding.h"
+#include "../logfs/extents.h"
 #include "../logfs/rangemap.h"
 
 struct owned_writer {
@@ -282,24 +283,41 @@ static int settle(const struct file *cf)
     return BBS_OK;
 }
 
+/* A writer's pieces as they come, grouped into records: logfs's grouper
+ * joins blocks of one length at one stride in the file, and a piece that
+ * does not continue the record in the log closes it first. */
+struct run {
+    struct logfs_grouper gr;
+    uint64_t pos;               /* in the log, of the record's first block */
+};
+
 struct collect {
     int32_t owner;              /* detach: only this writer's; -1 = all */
     struct bbs_piece *p;
     uint32_t n, cap;            /* records */
     uint64_t blocks, max;       /* the blocks they hold, at most max */
-    uint32_t *open;             /* per writer: its record a next block may extend */
+    struct run *runs;           /* per writer */
     uint64_t more;
     int nomem;
 };
 
-/* Whether writer's next block [start, start + len) at pos extends record
- * e: same length, next in the log, and (past its second block) one stride
- * further in the file.  Blocks come in file order, so they never overlap. */
-static int extends(const struct bbs_extent *e, uint64_t start, uint64_t len, uint64_t pos)
+static void add_record(struct collect *c, uint32_t writer, const struct logfs_group *g,
+                       uint64_t pos)
 {
-    if (e->len != len || pos != e->pos + e->count * len)
-        return 0;
-    return e->count == 1 || start == e->off + e->count * e->stride;
+    if (c->n == c->cap) {
+        uint32_t cap = c->cap ? 2 * c->cap : 64;
+        struct bbs_piece *p = realloc(c->p, (size_t) cap * sizeof(*p));
+        if (!p) {
+            c->nomem = 1;
+            return;
+        }
+        c->p = p;
+        c->cap = cap;
+    }
+    /* (in file order the stride is positive; one block's is its length) */
+    uint64_t stride = g->count > 1 ? (uint64_t) g->stride : g->blocklen;
+    c->p[c->n++] = (struct bbs_piece) { { g->offset, g->blocklen, g->count, stride, pos },
+        writer };
 }
 
 static int collect(void *arg, const struct logfs_range *r, int is_hole)
@@ -311,29 +329,20 @@ static int collect(void *arg, const struct logfs_range *r, int is_hole)
         c->more = r->start;
         return 1;
     }
-    uint64_t len = r->end - r->start;
-    uint32_t *open = &c->open[r->owner];
     c->blocks++;
-    if (*open != UINT32_MAX && extends(&c->p[*open].e, r->start, len, r->pos)) {
-        struct bbs_extent *e = &c->p[*open].e;
-        if (e->count == 1)
-            e->stride = r->start - e->off;
-        e->count++;
-        return 0;
-    }
-    if (c->n == c->cap) {
-        uint32_t cap = c->cap ? 2 * c->cap : 64;
-        struct bbs_piece *p = realloc(c->p, (size_t) cap * sizeof(*p));
-        if (!p) {
-            c->nomem = 1;
-            return 1;
-        }
-        c->p = p;
-        c->cap = cap;
-    }
-    *open = c->n;
-    c->p[c->n++] = (struct bbs_piece) { { r->start, len, 1, len, r->pos }, (uint32_t) r->owner };
-    return 0;
+    uint64_t len = r->end - r->start;
+    struct run *w = &c->runs[r->owner];
+    struct logfs_group done;
+    const struct logfs_group *g = &w->gr.g;
+    if (g->count && r->pos != w->pos + g->count * g->blocklen
+        && logfs_grouper_finish(&w->gr, &done))
+        add_record(c, (uint32_t) r->owner, &done, w->pos);
+    uint64_t pos = w->pos;
+    if (logfs_grouper_push(&w->gr, r->start, len, &done))
+        add_record(c, (uint32_t) r->owner, &done, pos);
+    if (g->count == 1)
+        w->pos = r->pos;
+    return c->nomem;
 }
 
 /* The records of f's pieces in [start, end) (of owner's only when owner >=
@@ -342,12 +351,18 @@ static int collect_range(const struct file *f, int32_t owner, uint64_t start, ui
                          uint64_t max, struct collect *c)
 {
     *c = (struct collect) { owner, NULL, 0, 0, 0, max, NULL, UINT64_MAX, 0 };
-    c->open = malloc(sizeof(*c->open) * (f->nwriters ? f->nwriters : 1));
-    if (!c->open)
+    c->runs = malloc(sizeof(*c->runs) * (f->nwriters ? f->nwriters : 1));
+    if (!c->runs)
         return BBS_ENOMEM;
-    memset(c->open, 0xff, sizeof(*c->open) * (f->nwriters ? f->nwriters : 1));
+    for (uint32_t w = 0; w < f->nwriters; w++)
+        logfs_grouper_init(&c->runs[w].gr);
     logfs_rangemap_query(f->map, start, end, collect, c);
-    free(c->open);
+    for (uint32_t w = 0; w < f->nwriters && !c->nomem; w++) {
+        struct logfs_group done;
+        if (logfs_grouper_finish(&c->runs[w].gr, &done))
+            add_record(c, w, &done, c->runs[w].pos);
+    }
+    free(c->runs);
     if (c->nomem) {
         free(c->p);
         c->p = NULL;
