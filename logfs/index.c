@@ -21,6 +21,10 @@ struct logfs_index {
     struct logfs_rangemap *map;
     struct queued *q;
     size_t nq, capq;
+    /* 1 + the latest epoch anything in the map was written in (0: none):
+     * a lookup of later epochs only (a read after a sync, of what this
+     * writer wrote since) is then one hole without a search per block */
+    uint64_t newest;
 };
 
 int logfs_index_create(struct logfs_index **out)
@@ -46,9 +50,16 @@ void logfs_index_destroy(struct logfs_index *ix)
     free(ix);
 }
 
+static void note_epoch(struct logfs_index *ix, uint64_t epoch)
+{
+    if (epoch + 1 > ix->newest)
+        ix->newest = epoch + 1;
+}
+
 int logfs_index_add(struct logfs_index *ix, uint64_t off, uint64_t len, uint64_t epoch,
                     uint64_t dlog)
 {
+    note_epoch(ix, epoch);
     return logfs_rangemap_insert(ix->map, off, off + len, (int32_t)epoch, dlog);
 }
 
@@ -56,6 +67,7 @@ int logfs_index_cut(struct logfs_index *ix, uint64_t size, uint64_t epoch)
 {
     if (size >= LOGFS_MAX_FILE_END)
         return LOGFS_OK;
+    note_epoch(ix, epoch);
     /* Position 0 for every cut range: contiguous cuts of one epoch merge. */
     return logfs_rangemap_insert(ix->map, size, LOGFS_MAX_FILE_END, -(int32_t)epoch - 1, 0);
 }
@@ -155,6 +167,10 @@ int logfs_index_lookup(const struct logfs_index *ix, uint64_t off, uint64_t len,
     int rc;
     if (len == 0)
         return LOGFS_OK;
+    if (min_epoch >= ix->newest) {      /* nothing that new: all one hole */
+        c.hole = (struct logfs_piece){off, len, LOGFS_PIECE_HOLE, 0, 0};
+        return flush_hole(&c);
+    }
     rc = logfs_rangemap_query(ix->map, off, off + len, visit, &c);
     if (rc)
         return rc;

@@ -486,7 +486,8 @@ static void leaf_insert(struct logfs_rangemap *m, struct leaf *l, uint32_t i, ui
 
     m->count++;
     if (l->h.n < LEAF_CAP) {
-        leaf_move(l, i + 1, l, i, l->h.n - i);
+        if (i < l->h.n)         /* (an append moves nothing: no calls) */
+            leaf_move(l, i + 1, l, i, l->h.n - i);
         leaf_set(l, i, start, end, owner, pos);
         l->h.n++;
         return;

@@ -68,6 +68,23 @@ TEST_F(Index, AdjacentHolesAreReportedAsOne)
     EXPECT_EQ("[0+30:hole][30+10:log@1/10][40+10:hole]", Look(0, 50, 1));
 }
 
+TEST_F(Index, AnEpochNothingWasWrittenInYetIsOneHole)
+{
+    // (after a sync a reader asks for the new epoch's writes: none yet,
+    // whatever earlier epochs hold there)
+    for (uint64_t b = 0; b < 100; b++)
+        Write(b * 20, 10);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err));
+    EXPECT_EQ("[0+2000:hole]", Look(0, 2000, 1));
+    EXPECT_EQ("[5+3:hole]", Look(5, 3, 7));
+    Write(30, 5);
+    EXPECT_EQ("[0+30:hole][30+5:log@1/1000][35+15:hole]", Look(0, 50, 1));
+    EXPECT_EQ("[0+50:hole]", Look(0, 50, 2));
+    EXPECT_EQ("[0+10:log@0/0][10+10:hole][20+10:log@0/10][30+5:log@1/1000][35+5:hole]"
+              "[40+10:log@0/20]",
+              Look(0, 50, 0));
+}
+
 TEST_F(Index, PiecesCarryTheEpochThatWroteThem)
 {
     Write(0, 10);
