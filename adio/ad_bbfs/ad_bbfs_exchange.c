@@ -12,7 +12,9 @@
  *
  * When every process can open every log, nothing need cross the network:
  * each process reads the ranges its domain wants itself (direct), and a
- * round is local (the hosts still send the metalogs, once).
+ * round is local (the hosts still send the metalogs, once).  Otherwise a
+ * process still reads what it wants of the logs on its own node itself:
+ * only other nodes' bytes go through the exchange.
  *
  * A writer whose logs no process of this job can open (a later job, or
  * bbfs-replay, on other nodes) is hosted all the same, by the process with
@@ -49,6 +51,8 @@ struct ADIOI_BBFS_Exchange {
     int rank, nprocs, nwriters;
     int direct;                 /* every process reads its wants itself */
     int *host;                  /* by writer: the process that reads its logs */
+    unsigned char *here;        /* by writer: this process can open its logs too, and
+                                 * reads its own wants of them */
     char **far;                 /* by writer: its node's server, when the host cannot
                                  * open its logs (NULL: it can) */
     ADIOI_BBFS_Nodes nodes;     /* for calls to those servers */
@@ -129,6 +133,11 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *co
      * node's worth of writers (a log directory many nodes share) that
      * nears the open-file limit, and the hosts' exchange opens fewer. */
     x->direct &= everywhere && x->nwriters <= DIRECT_MAX_WRITERS;
+    int nhere = 0;
+    for (int w = 0; w < x->nwriters; w++)
+        nhere += mine[w];
+    for (int w = 0; w < x->nwriters && nhere <= DIRECT_MAX_WRITERS; w++)
+        x->here[w] = mine[w];
     for (int w = 0; w < x->nwriters && err == MPI_SUCCESS; w++) {
         int best = -1;
         for (int p = 0; p < x->nprocs; p++)
@@ -183,6 +192,7 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     MPI_Comm_rank(comm, &x->rank);
     MPI_Comm_size(comm, &x->nprocs);
     x->host = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(int));
+    x->here = ADIOI_Calloc(nwriters ? nwriters : 1, 1);
     x->far = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(char *));
     x->scount = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->rcount = ADIOI_Calloc(x->nprocs, sizeof(int));
@@ -489,6 +499,12 @@ int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed)
     return round_exchange(x, failed);
 }
 
+/* Who reads a want of writer w's log for this process. */
+static int source_of(const ADIOI_BBFS_Exchange * x, uint64_t w)
+{
+    return x->here[w] ? x->rank : x->host[w];
+}
+
 static int round_exchange(ADIOI_BBFS_Exchange * x, int failed)
 {
     static char myname[] = "ADIOI_BBFS_EXCHANGE_ROUND";
@@ -508,11 +524,14 @@ static int round_exchange(ADIOI_BBFS_Exchange * x, int failed)
         x->nwant = x->nplace = 0;
         x->wanted = 0;
     }
-    /* Wants by host, keeping each host's wants in order. */
+    /* Wants by host, keeping each host's wants in order; a log on this
+     * node is read here (the alltoallv copies them to this process). */
     for (size_t i = 0; i < x->nwant; i++) {
-        int h = x->host[x->want[i].writer];
+        int h = source_of(x, x->want[i].writer);
         scount[h]++;
         sbytes[h] += (long long) x->want[i].len;
+        if (h == x->rank && x->host[x->want[i].writer] != x->rank)
+            x->read_direct += (long long) x->want[i].len;
     }
     for (int p = 1; p < np; p++)
         sdispl[p] = sdispl[p - 1] + scount[p - 1];
@@ -521,7 +540,7 @@ static int round_exchange(ADIOI_BBFS_Exchange * x, int failed)
     {
         int *fill = ADIOI_Calloc(np, sizeof(int));
         for (size_t i = 0; i < x->nwant; i++) {
-            int h = x->host[x->want[i].writer];
+            int h = source_of(x, x->want[i].writer);
             slot[i] = (size_t) (sdispl[h] + fill[h]++);
             sorted[slot[i]] = x->want[i];
         }
@@ -645,6 +664,7 @@ void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x)
         ADIOI_BBFS_FREE(x->far[w]);
     ADIOI_BBFS_FREE(x->far);
     ADIOI_BBFS_FREE(x->host);
+    ADIOI_BBFS_FREE(x->here);
     ADIOI_BBFS_FREE(x->want);
     ADIOI_BBFS_FREE(x->place);
     ADIOI_BBFS_FREE(x->scount);

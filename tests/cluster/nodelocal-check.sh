@@ -6,6 +6,8 @@
 #   1. 4 processes on 2 nodes write four epochs of noncontiguous calls
 #      (t_crashpoints) and the close replays them: the file equals a ufs:
 #      run's, and no log is left on either node.
+#      Its counts: only the other node's bytes go over MPI; a process
+#      reads what it needs of its own node's logs itself.
 #   2. The same with bbfs_replay=never: logs stay on both nodes, then
 #      bbfs-replay with 3 processes across the two nodes replays them.
 #   3. A writer killed after its second sync: bbfs-replay across the nodes
@@ -57,6 +59,17 @@ if mpx -n 4 "$prog" "bbfs:$work/close.dat" > "$work/close.out" 2>&1 \
 else sed "s/^/  | /" "$work/close.out" | tail -15; fail "replay at close across 2 nodes"; fi
 [ "$(logs_on node0)" = 0 ] && [ "$(logs_on node1)" = 0 ] && ok "no log left on either node" \
     || fail "logs left after the close: node0 $(logs_on node0), node1 $(logs_on node1)"
+
+# 1b. what crosses the network: 4 processes of 2 nodes write 1 MiB
+# interleaved (noncontig, one round); each domain (a quarter) gets half of
+# its bytes from the other node (512 KiB sent over MPI in all, from 2
+# hosts each: 8 ranges asked) and a quarter from the other process of its
+# own node, which it reads from that log itself (256 KiB)
+if mpx -n 4 "'"$BUILDDIR"'/noncontig/noncontig" -dir "$work" -elmtsize 8 -mib 1 -repeat 1 \
+       -warm 4 -breakdown yes > "$work/counts.out" 2>&1 \
+   && [ "$(grep -c "^bbfs counts .*: 1 epochs in 1 exchange rounds, .* 8 datalog ranges asked of other processes and 524288 bytes sent to them, 262144 bytes read from the logs directly" "$work/counts.out")" = 2 ]
+then ok "replay across 2 nodes: only the other node'"'"'s bytes go over MPI, the own node'"'"'s are read from its logs"
+else grep "^bbfs counts\|FAIL\|rror" "$work/counts.out" | sed "s/^/  | /"; fail "replay counts across 2 nodes"; fi
 
 # 2. deferred, then bbfs-replay across both nodes
 printf "bbfs_replay never\n" > "$work/never.hints"
