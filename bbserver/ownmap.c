@@ -240,13 +240,8 @@ int bbs_own_attach(struct bbs_ownmap *m, const char *file, const struct bbs_writ
     }
     for (size_t i = 0; i < n; i++) {
         uint64_t end = e[i].off + (e[i].count - 1) * e[i].stride + e[i].len;
-        struct logfs_strided *h = &f->held[f->nheld++];
-        *h = (struct logfs_strided) { e[i].off, e[i].len, e[i].count, e[i].stride,
-            (int32_t) wi, e[i].pos };
-        if (h->count > 1 && h->stride == h->len) {      /* one range, not count blocks */
-            h->len *= h->count;
-            h->count = 1;
-        }
+        f->held[f->nheld++] = (struct logfs_strided) { e[i].off, e[i].len, e[i].count,
+            e[i].stride, (int32_t) wi, e[i].pos };
         if (e[i].count && end > f->size)
             f->size = end;
     }

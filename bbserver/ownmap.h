@@ -46,8 +46,9 @@ int bbs_own_detach(struct bbs_ownmap *m, const char *file, uint64_t session, uin
 /* The owners of [start, end), as records of at most max pieces in all:
  * each record holds a writer's pieces of one length that follow each other
  * in its log at one stride in the file (a strided write comes back as it
- * was attached), and records are in order of their first pieces.  Records
- * name writers by their index in the file's table (bbs_own_writer).
+ * was attached); records of several writers interleave, in no particular
+ * order.  Records name writers by their index in the file's table
+ * (bbs_own_writer).
  * *more is where the next query should start when max cut the answer,
  * UINT64_MAX otherwise.  The array is the caller's to free.
  * @return BBS_OK (a file with nothing attached there gives n = 0),

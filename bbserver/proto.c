@@ -703,6 +703,18 @@ void bbs_reply_piece(const struct bbs_reply *r, uint32_t i, struct bbs_piece *p)
     p->writer = logfs_get32(q + RECORD_LEN);
 }
 
+void bbs_upgrade_attach(void *msg, size_t len)
+{
+    uint8_t *p = msg;
+    if (len < HEADER_LEN || logfs_get32(p) != BBS_MAGIC || (p[6] | p[7] << 8) != BBS_ATTACH)
+        return;
+    unsigned version = (unsigned) (p[4] | p[5] << 8);
+    if (version >= BBS_ATTACH_SINCE && version < BBS_VERSION) {
+        p[4] = (uint8_t) (BBS_VERSION & 0xff);
+        p[5] = (uint8_t) (BBS_VERSION >> 8);
+    }
+}
+
 uint16_t bbs_peek_op(const void *msg, size_t len)
 {
     const uint8_t *p = msg;

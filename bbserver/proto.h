@@ -27,6 +27,7 @@ extern "C" {
 
 #define BBS_MAGIC 0x31534242u   /* "BBS1" */
 #define BBS_VERSION 2       /* 2: query replies carry strided records */
+#define BBS_ATTACH_SINCE 1  /* the oldest version whose ATTACH has this one's layout */
 #define BBS_TOKEN_LEN 32
 /* Limits a server enforces on one message (a client splits above them). */
 #define BBS_MAX_PATH 4096
@@ -214,6 +215,11 @@ void bbs_record(const struct bbs_request *r, uint32_t i, struct bbs_extent *e);
 void bbs_reply_writers(const struct bbs_reply *r, struct bbs_writer *w);
 /* Record i of a decoded query reply (i < npieces). */
 void bbs_reply_piece(const struct bbs_reply *r, uint32_t i, struct bbs_piece *p);
+
+/* An ATTACH request of an older version with this one's layout (since
+ * BBS_ATTACH_SINCE) becomes this version's, in place: a state file saved
+ * by an older server loads.  Anything else is left alone. */
+void bbs_upgrade_attach(void *msg, size_t len);
 
 /* The op a message claims, without decoding it (0 if too short). */
 uint16_t bbs_peek_op(const void *msg, size_t len);

@@ -171,6 +171,10 @@ int bbs_state_load(const char *path, bbs_map_for_fn map_for, void *arg, uint64_t
         if (fread(msg, len, 1, f) != 1 || fread(crc, 4, 1, f) != 1
             || logfs_crc32c_unmask(logfs_get32(crc)) != logfs_crc32c(msg, len))
             goto corrupt;
+        /* A state saved by an older server holds its version's attaches:
+         * read them as this version's while the layout is the same (a
+         * server of another version is stopped with SIGTERM to upgrade). */
+        bbs_upgrade_attach(msg, len);
         struct bbs_request r;
         char why[256];
         if (bbs_dec_request(msg, len, &r, why, sizeof(why)) != BBS_OK || r.op != BBS_ATTACH)

@@ -19,6 +19,10 @@
 
 #include "ownmap.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Which map a loaded file goes to. */
 typedef struct bbs_ownmap *(*bbs_map_for_fn)(void *arg, const char *file);
 
@@ -30,5 +34,9 @@ int bbs_state_save(const char *path, struct bbs_ownmap *const *maps, int nmaps, 
  * or -1 with why in err (the maps may then hold part of the state). */
 int bbs_state_load(const char *path, bbs_map_for_fn map_for, void *arg, uint64_t *nfiles,
                    char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

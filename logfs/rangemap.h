@@ -68,7 +68,8 @@ struct logfs_strided {
  * by one, run after run.  Blocks of runs that interleave (a reader's view
  * of several writers' strided writes) go in file order, so a map that holds
  * nothing past them takes each down the append path instead of a search.
- * Runs whose blocks overlap fall back to one by one.
+ * Runs whose blocks overlap fall back to one by one.  A run whose blocks
+ * touch (stride == len) goes in as one range.
  * @return LOGFS_OK, LOGFS_EINVAL for a run without bytes, LOGFS_ENOMEM (the
  *         map may then hold part of them)
  */

@@ -13,6 +13,18 @@
 
 #include <stdlib.h>
 
+/* A run whose blocks touch (stride == len) is one block: count times as
+ * long (its log positions continue too). */
+static struct logfs_strided blocks_of(const struct logfs_strided *r)
+{
+    struct logfs_strided b = *r;
+    if (b.count > 1 && b.stride == b.len) {
+        b.len *= b.count;
+        b.count = 1;
+    }
+    return b;
+}
+
 static uint64_t block_start(const struct logfs_strided *r, uint64_t k)
 {
     return r->start + k * r->stride;
@@ -24,22 +36,24 @@ static int insert_block(struct logfs_rangemap *m, const struct logfs_strided *r,
     return logfs_rangemap_insert(m, at, at + r->len, r->owner, r->pos + k * r->len);
 }
 
-static int one_by_one(struct logfs_rangemap *m, const struct logfs_strided *r, size_t n)
+static int one_by_one(struct logfs_rangemap *m, const struct logfs_strided *runs, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        for (uint64_t k = 0; k < r[i].count; k++) {
-            int rc = insert_block(m, &r[i], k);
+    for (size_t i = 0; i < n; i++) {
+        struct logfs_strided r = blocks_of(&runs[i]);
+        for (uint64_t k = 0; k < r.count; k++) {
+            int rc = insert_block(m, &r, k);
             if (rc != LOGFS_OK)
                 return rc;
         }
+    }
     return LOGFS_OK;
 }
 
 /* A min-heap of runs by the start of their next block. */
 struct cursor {
-    const struct logfs_strided *r;
-    uint64_t k;         /* next block */
-    uint64_t at;        /* its start */
+    struct logfs_strided r;     /* (blocks_of the run) */
+    uint64_t k;                 /* next block */
+    uint64_t at;                /* its start */
 };
 
 static void sift_down(struct cursor *h, size_t n, size_t i)
@@ -80,7 +94,7 @@ int logfs_rangemap_insert_strided(struct logfs_rangemap *m, const struct logfs_s
     if (!h)
         return one_by_one(m, r, n);     /* slower, but needs no memory of its own */
     for (size_t i = 0; i < n; i++)
-        h[i] = (struct cursor) { &r[i], 0, r[i].start };
+        h[i] = (struct cursor) { blocks_of(&r[i]), 0, r[i].start };
     for (size_t i = n / 2; i-- > 0;)
         sift_down(h, n, i);
     uint64_t end = 0;                   /* of the blocks in so far */
@@ -92,10 +106,10 @@ int logfs_rangemap_insert_strided(struct logfs_rangemap *m, const struct logfs_s
             free(h);
             return one_by_one(m, r, n);
         }
-        rc = insert_block(m, c->r, c->k);
-        end = c->at + c->r->len;
-        if (++c->k < c->r->count)
-            c->at = block_start(c->r, c->k);
+        rc = insert_block(m, &c->r, c->k);
+        end = c->at + c->r.len;
+        if (++c->k < c->r.count)
+            c->at = block_start(&c->r, c->k);
         else
             *c = h[--live];
         sift_down(h, live, 0);

@@ -132,11 +132,12 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *co
     /* Direct reads open the datalog of every writer in a domain: past a
      * node's worth of writers (a log directory many nodes share) that
      * nears the open-file limit, and the hosts' exchange opens fewer. */
+    /* (bbfs_force_remote: everything through the exchange) */
+    int may_read_here = x->direct, nhere = 0;
     x->direct &= everywhere && x->nwriters <= DIRECT_MAX_WRITERS;
-    int nhere = 0;
     for (int w = 0; w < x->nwriters; w++)
         nhere += mine[w];
-    for (int w = 0; w < x->nwriters && nhere <= DIRECT_MAX_WRITERS; w++)
+    for (int w = 0; w < x->nwriters && may_read_here && nhere <= DIRECT_MAX_WRITERS; w++)
         x->here[w] = mine[w];
     for (int w = 0; w < x->nwriters && err == MPI_SUCCESS; w++) {
         int best = -1;

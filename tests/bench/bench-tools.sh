@@ -40,6 +40,14 @@ check "bbfs_timing printed a breakdown for each end-to-end run, with the calls l
 check "bbfs_timing counted one epoch, one round, nothing sent, 1 MiB read directly" \
     bash -c 'test "$(grep -c "^bbfs counts .*noncontig.bbfs_.*: 1 epochs in 1 exchange rounds, .* 0 datalog ranges asked of other processes and 0 bytes sent to them, 1048576 bytes read from the logs directly" "$0")" -eq 4' \
     "$work/noncontig.out"
+# bbfs_force_remote sends the replay through the exchange even where every
+# process could read every log: each domain gets its 3/4 from the other
+# three processes' hosts (768 KiB sent in all), nothing read directly
+check "noncontig under bbfs_force_remote: the replay goes through the exchange between processes" \
+    bash -c '"$@" >"$0" 2>&1 && test "$(grep -c "^bbfs counts .*noncontig.bbfs_.*: 1 epochs in 1 exchange rounds, .* 12 datalog ranges asked of other processes and 786432 bytes sent to them, 0 bytes read from the logs directly" "$0")" -eq 2' \
+    "$work/noncontig-remote.out" \
+    "$mpiexec" -n 4 "$BUILDDIR/noncontig/noncontig" -dir "$work/files" -elmtsize 8 -mib 1 \
+    -repeat 1 -warm 4 -breakdown yes -hints bbfs_force_remote=true
 # One process writes a contiguous 4 MiB: one block larger than a round (1
 # MiB), replayed in 4 rounds, each asking for its own MiB of the block (it
 # read the whole block in every round, 16 MiB, before)

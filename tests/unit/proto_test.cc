@@ -126,6 +126,30 @@ TEST(Proto, AReplyOfAnotherVersionIsRefusedAsVersion)
     EXPECT_NE(nullptr, strstr(err, "protocol version 1; this side speaks 2")) << err;
 }
 
+TEST(Proto, AnOlderAttachWithThisLayoutIsUpgradedAndNothingElse)
+{
+    // (a state file saved by a version-1 server holds version-1 attaches)
+    Buf b;
+    bbs_writer w = Writer();
+    bbs_extent e = {0, 8, 4, 32, 0};
+    ASSERT_EQ(0, bbs_enc_attach(&b.b, 1, kToken, "/f", &w, &e, 1, 0));
+    auto m = b.bytes();
+    bbs_request r;
+    m[4] = BBS_ATTACH_SINCE;
+    EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
+    bbs_upgrade_attach(m.data(), m.size());
+    EXPECT_EQ(BBS_OK, DecodeRequest(m, &r));
+    m[4] = BBS_VERSION + 1; // a newer server's: not ours to read
+    bbs_upgrade_attach(m.data(), m.size());
+    EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
+    Buf p;
+    ASSERT_EQ(0, bbs_enc_ping(&p.b, 1, kToken));
+    auto q = p.bytes();
+    q[4] = BBS_ATTACH_SINCE;
+    bbs_upgrade_attach(q.data(), q.size());
+    EXPECT_EQ(BBS_EVERSION, DecodeRequest(q, &r));
+}
+
 TEST(Proto, UnknownOperationIsRefused)
 {
     Buf b;
