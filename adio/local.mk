@@ -9,11 +9,15 @@ MPI_LIBS = -L$(MPICH_PREFIX)/lib -lmpi
 # MPI programs find libmpi where it was built; harmless for the others.
 AM_LDFLAGS = -Wl,-rpath,$(MPICH_PREFIX)/lib
 
-# Driver and logfs sources are compiled inside MPICH's ROMIO: any change
-# there re-runs the (incremental, seconds-long) MPICH build.
+# Driver and logfs sources, and bbserver's client side, are compiled inside
+# MPICH's ROMIO: any change there re-runs the (incremental, seconds-long)
+# MPICH build.  (The bbserver files are those ad_bbfs/Makefile.mk names and
+# ad_bbfs_bbs_client.c includes.)
 BBFS_MPICH_INPUTS = \
 	$(wildcard $(top_srcdir)/adio/ad_bbfs/*.[ch] $(top_srcdir)/adio/ad_bbfs/Makefile.mk) \
-	$(wildcard $(top_srcdir)/logfs/*.[ch]) \
+	$(wildcard $(top_srcdir)/logfs/*.[ch] $(top_srcdir)/logfs/sources.mk) \
+	$(addprefix $(top_srcdir)/bbserver/,proto.c proto.h token.c token.h ucx_dl.c ucx_dl.h \
+	  ucx.c ucx.h client.c client.h server.h) \
 	$(wildcard $(top_srcdir)/adio/mpich-patches/*.patch) \
 	$(top_srcdir)/tools/build-mpich.sh
 

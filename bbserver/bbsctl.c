@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     }
     if (bbs_client_open(server, token, timeout, &cl, err, sizeof(err)) != 0) {
         fprintf(stderr, "bbsctl: %s\n", err);
-        return strstr(err, "refused") ? 1 : 3;
+        return strstr(err, "refused") || strstr(err, "another bbfs build") ? 1 : 3;
     }
     if (!strcmp(cmd, "hold")) {
         printf("connected\n");

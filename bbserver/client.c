@@ -280,7 +280,10 @@ int bbs_client_open(const char *addr, const uint8_t *token, double timeout,
     int rc = bbs_client_call(c, &b, &rep, why, sizeof(why));
     bbs_buf_free(&b);
     if (rc != 0) {
-        snprintf(err, errlen, "no bbserver answers at %s: %s", addr, why);
+        if (strstr(why, "another bbfs build"))  /* (it answers, in other words) */
+            snprintf(err, errlen, "%s", why);
+        else
+            snprintf(err, errlen, "no bbserver answers at %s: %s", addr, why);
         goto fail;
     }
     if (rep.status != BBS_OK) {
