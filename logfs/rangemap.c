@@ -68,7 +68,8 @@ struct inner {
 struct logfs_rangemap {
     struct hdr *root;
     struct leaf *first, *last; /* the leaf chain's ends; last: appends skip the search */
-    struct leaf *finger;       /* the leaf the last insert went to, or NULL */
+    struct leaf *finger;       /* the leaf the last insert or lookup went to, or NULL
+                                * (a cache: a lookup through a const map sets it) */
     unsigned height;           /* inner levels above the leaves */
     size_t count;              /* ranges */
     size_t nleaves, ninners;   /* allocated, spares included */
@@ -247,6 +248,10 @@ static struct leaf *find_leaf(const struct logfs_rangemap *m, uint64_t off)
      * all lie within its keys. */
     if (f && f->h.n && f->start[0] <= off && off <= f->start[f->h.n - 1])
         return (struct leaf *)f;
+    /* A reader's lookups go forward through the map: often the next leaf. */
+    if (f && f->next && f->h.n && f->next->h.n && off > f->start[f->h.n - 1] &&
+        f->next->start[0] <= off && off <= f->next->start[f->next->h.n - 1])
+        return f->next;
     /* Each node is fetched whole as soon as its address is known: one wait
      * per level instead of one per probe of its binary search.  A leaf is
      * fetched whole too: an insert shifts all of its arrays anyway. */
@@ -275,6 +280,7 @@ static uint32_t first_end_after(const struct leaf *l, uint64_t off)
 static struct cur lower_bound(const struct logfs_rangemap *m, uint64_t off)
 {
     struct leaf *l = find_leaf(m, off);
+    ((struct logfs_rangemap *)m)->finger = l; /* (the next lookup is likely near) */
     uint32_t i = first_end_after(l, off);
     /* Only the range holding off can start before l's key; it is then the
      * last range of the leaf before (see the invariants at the top). */

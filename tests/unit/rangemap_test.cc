@@ -469,3 +469,28 @@ TEST_F(RangeMap, StridedRunsGiveWhatInsertingTheirBlocksInTurnGives)
         logfs_rangemap_destroy(b);
     }
 }
+
+TEST_F(RangeMap, LookupsThatWalkForwardAndInsertsAfterThemStayRight)
+{
+    // Lookups leave the map's finger at their leaf, and the next lookup or
+    // insert starts there (or at the next leaf): every answer and the tree
+    // must be what a search from the root gives.
+    for (uint64_t i = 0; i < 5000; i++)
+        Put(i * 10, i * 10 + 8, (int32_t)(i % 3), i * 8);
+    for (uint64_t i = 0; i < 5000; i += 1 + i % 7) {
+        ASSERT_EQ("[" + std::to_string(i * 10 + 2) + "-" + std::to_string(i * 10 + 7) + ":" +
+                      std::to_string(i % 3) + "@" + std::to_string(i * 8 + 2) + "][" +
+                      std::to_string(i * 10 + 8) + "-" + std::to_string(i * 10 + 9) + ":hole]",
+                  Query(i * 10 + 2, i * 10 + 10))
+            << i;
+        if (i % 5 == 0) { // an insert right where the lookup left the finger
+            Put(i * 10 + 8, i * 10 + 10, 7, 0);
+            ASSERT_EQ(0, logfs_rangemap_check(m)) << i;
+            ASSERT_EQ("[" + std::to_string(i * 10 + 8) + "-" + std::to_string(i * 10 + 9) +
+                          ":7@0]",
+                      Query(i * 10 + 8, i * 10 + 10));
+        }
+    }
+    ASSERT_EQ("[49990-49997:" + std::to_string(4999 % 3) + "@39992]", Query(49990, 49998));
+    ASSERT_EQ("[0-7:0@0]", Query(0, 8)); // back to the start: a search again
+}
