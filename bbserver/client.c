@@ -202,7 +202,7 @@ int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_
     if (st == BBS_EVERSION) {
         snprintf(err, errlen, "bbserver %s is another bbfs build's (%s): stop it with SIGTERM "
                  "(it saves its map) and the next open starts this build's", c->addr, why);
-        return -1;
+        return -2;
     }
     if (st != BBS_OK || rep->id != c->waiting) {
         snprintf(err, errlen, "bbserver %s sent a malformed reply: %s", c->addr,
@@ -279,13 +279,12 @@ int bbs_client_open(const char *addr, const uint8_t *token, double timeout,
     }
     int rc = bbs_client_call(c, &b, &rep, why, sizeof(why));
     bbs_buf_free(&b);
-    if (rc != 0) {
-        if (strstr(why, "another bbfs build"))  /* (it answers, in other words) */
-            snprintf(err, errlen, "%s", why);
-        else
-            snprintf(err, errlen, "no bbserver answers at %s: %s", addr, why);
+    if (rc == -2)               /* (it answers, in other words) */
+        snprintf(err, errlen, "%s", why);
+    else if (rc != 0)
+        snprintf(err, errlen, "no bbserver answers at %s: %s", addr, why);
+    if (rc != 0)
         goto fail;
-    }
     if (rep.status != BBS_OK) {
         snprintf(err, errlen, "bbserver %s refused us: %s", addr, rep.msg);
         goto fail;

@@ -36,7 +36,8 @@ uint64_t bbs_client_next_id(struct bbs_client *c);
  * Send an encoded request and wait for its reply, decoded into rep (valid
  * until the next call).  @return 0 when a reply came (rep->status may
  * still be an error the server reports), -1 with why in err when none
- * did: time-out, the server went away, or a malformed reply.
+ * did: time-out, the server went away, or a malformed reply; -2 when the
+ * server answered in another protocol version (err says what to do).
  */
 int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_reply *rep,
                     char *err, size_t errlen);

@@ -239,11 +239,10 @@ int bbs_own_attach(struct bbs_ownmap *m, const char *file, const struct bbs_writ
         f->capheld = cap;
     }
     for (size_t i = 0; i < n; i++) {
-        uint64_t end = e[i].off + (e[i].count - 1) * e[i].stride + e[i].len;
         f->held[f->nheld++] = (struct logfs_strided) { e[i].off, e[i].len, e[i].count,
             e[i].stride, (int32_t) wi, e[i].pos };
-        if (e[i].count && end > f->size)
-            f->size = end;
+        if (e[i].count && bbs_extent_end(&e[i]) > f->size)
+            f->size = bbs_extent_end(&e[i]);
     }
     return BBS_OK;
 }

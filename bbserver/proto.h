@@ -93,6 +93,12 @@ struct bbs_extent {
     uint64_t off, len, count, stride, pos;
 };
 
+/* One past the last byte of e's last block (e valid: count >= 1). */
+static inline uint64_t bbs_extent_end(const struct bbs_extent *e)
+{
+    return e->off + (e->count - 1) * e->stride + e->len;
+}
+
 /* A record of a query's answer: the blocks e describes are writer's, at
  * e.pos, e.pos + e.len, ... in its log.  The server folds the pieces of a
  * strided write back into one record, so a reader of an interleaved file

@@ -137,8 +137,8 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *co
     x->direct &= everywhere && x->nwriters <= DIRECT_MAX_WRITERS;
     for (int w = 0; w < x->nwriters; w++)
         nhere += mine[w];
-    for (int w = 0; w < x->nwriters && may_read_here && nhere <= DIRECT_MAX_WRITERS; w++)
-        x->here[w] = mine[w];
+    if (may_read_here && nhere <= DIRECT_MAX_WRITERS)
+        memcpy(x->here, mine, (size_t) x->nwriters);
     for (int w = 0; w < x->nwriters && err == MPI_SUCCESS; w++) {
         int best = -1;
         for (int p = 0; p < x->nprocs; p++)

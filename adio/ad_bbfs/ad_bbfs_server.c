@@ -474,11 +474,10 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
             const struct bbs_extent *e = &p.e;
             int32_t who = idx[p.writer];
             runs[i] = (struct logfs_strided) { e->off, e->len, e->count, e->stride, who, e->pos };
-            uint64_t last = e->off + (e->count - 1) * e->stride + e->len;
             if (e->pos + e->count * e->len > s->log_end[who])
                 s->log_end[who] = e->pos + e->count * e->len;
-            if ((ADIO_Offset) last > *end)
-                *end = (ADIO_Offset) last;
+            if ((ADIO_Offset) bbs_extent_end(e) > *end)
+                *end = (ADIO_Offset) bbs_extent_end(e);
         }
         rc = logfs_rangemap_insert_strided(map, runs, r.npieces);
         ADIOI_Free(runs);
