@@ -49,6 +49,14 @@
 #                    summary (CI leaves out a known failure this way, so
 #                    that it shows, rather than hiding it)
 #   CLIENTS_KEEP=1   keep the test files of passing suites too
+#   CLIENTS_MPIEXEC  the mpiexec for parallel programs (default
+#                    $MPICH_PREFIX/bin/mpiexec); an emulated cluster's
+#                    (tests/cluster/cluster.sh writes DIR/mpiexec) runs
+#                    them across nodes
+#   CLIENTS_LOGDIR   BBFS_LOGDIR for every program (default: one directory
+#                    per suite under the scratch directory); with a cluster,
+#                    its node-local directory, so that each node keeps its
+#                    own logs
 #
 # Prints one line per suite, PASS or FAIL with its time, then a summary;
 # exits 1 if any failed.  Logs are in $CLIENTS_WORK/logs.
@@ -65,7 +73,7 @@ ONLY=${CLIENTS_ONLY:-}
 EXCLUDE=${CLIENTS_EXCLUDE:-}
 pname=${PREFIX%%:*}
 WORK=${CLIENTS_WORK:-$BUILDDIR/clients/work/$pname}
-MPIEXEC="$MPICH_PREFIX/bin/mpiexec"
+MPIEXEC=${CLIENTS_MPIEXEC:-$MPICH_PREFIX/bin/mpiexec}
 SUITES=("$@"); [ ${#SUITES[@]} -gt 0 ] || SUITES=(pnetcdf hdf5)
 
 case $PREFIX in
@@ -134,6 +142,12 @@ report() {
         excerpt "$from"
         fail=$((fail+1)); failed+=("$name")
     fi
+}
+
+# logdir_for KEY: the log directory of suite KEY (made if missing).
+logdir_for() {
+    local d=${CLIENTS_LOGDIR:-$WORK/bbfslogs/$1}
+    mkdir -p "$d" && echo "$d"
 }
 
 # posix_entry DIR: DIR/<prefix> -> / so "<prefix>/abs/path" resolves in DIR.
@@ -206,7 +220,7 @@ pnetcdf_ptest() {
     local out="$WORK/files/pnetcdf-ptest-$dkey"; mkdir -p "$out" "$WORK/bbfslogs/p$dkey"
     posix_entry "$bld/$rel"
     t1=$(now)
-    ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/p$dkey" \
+    ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$(logdir_for "p$dkey")" \
           ROMIO_HINTS="$(hints_for "$name")" \
           make ptest TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$SEQRUN" TESTMPIRUN="$MPIRUN" "$@" \
           </dev/null ) >"$log" 2>&1
@@ -255,7 +269,7 @@ EOF
         local out="$WORK/files/pnetcdf-check-$key"; mkdir -p "$out" "$WORK/bbfslogs/$key"
         posix_entry "$bld/$rel"
         t1=$(now)
-        ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$WORK/bbfslogs/$key" \
+        ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$(logdir_for "$key")" \
               ROMIO_HINTS="$(hints_for "$name")" \
               make check-am TESTOUTDIR="$PREFIX$out" TESTSEQRUN="$SEQRUN" TESTMPIRUN="$MPIRUN" \
               </dev/null ) >"$log" 2>&1
@@ -308,8 +322,8 @@ run_hdf5() {
     [ -f "$tree/.built" ] || { report "hdf5 (build)" 1 0 /dev/null "not built: run tools/build-clients.sh"; return; }
     # One scratch directory and one log directory for all of them, as in
     # HDF5's `make check` (t_prestart and t_pflush2 reopen earlier files).
-    local run="$WORK/run/hdf5" files="$WORK/files/hdf5" bblogs="$WORK/bbfslogs/hdf5" p
-    mkdir -p "$run" "$files" "$bblogs"
+    local run="$WORK/run/hdf5" files="$WORK/files/hdf5" p
+    mkdir -p "$run" "$files"
     posix_entry "$run"
     # t_cache_image execs "t_cache_image" from its working directory.
     for p in $HDF5_PROGRAMS; do ln -sfn "$tp/$p" "$run/$p"; done
@@ -321,7 +335,7 @@ run_hdf5() {
         [ -x "$tp/$p" ] || { report "$name" 1 0 /dev/null "$tp/$p missing"; anyfail=1; continue; }
         t1=$(now)
         local limit; limit=$(timeout_for "$name")
-        ( cd "$run" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$bblogs" \
+        ( cd "$run" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$(logdir_for hdf5)" \
               HDF5_PARAPREFIX="$PREFIX$files" HDF5_PREFIX="$PREFIX$files" \
               ROMIO_HINTS="$(hints_for "$name")" \
               timeout -k 10 "$limit" "$MPIEXEC" -n "$NPROCS" "./$p" </dev/null ) >"$log" 2>&1
@@ -339,7 +353,7 @@ run_hdf5() {
         report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
         [ $rc -eq 0 ] || anyfail=1
     done
-    [ $anyfail -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$files" "$bblogs"
+    [ $anyfail -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$files" "$WORK/bbfslogs/hdf5"
 }
 
 echo "PnetCDF and HDF5 test suites on $PREFIX (MPICH $(readlink -f "$MPICH_PREFIX"), work $WORK)"

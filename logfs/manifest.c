@@ -62,9 +62,17 @@ int logfs_manifest_set_server(struct logfs_manifest *m, uint32_t rank, const cha
     return LOGFS_OK;
 }
 
+int logfs_manifest_set_map(struct logfs_manifest *m, const char *server)
+{
+    if (strlen(server) >= LOGFS_MANIFEST_HOST_MAX || strpbrk(server, " \t\n"))
+        return LOGFS_EINVAL;
+    snprintf(m->map, sizeof(m->map), "%s", server);
+    return LOGFS_OK;
+}
+
 int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *len)
 {
-    size_t cap = 128;
+    size_t cap = 128 + strlen(m->map);
     for (uint32_t r = 0; r < m->nwriters; r++) {
         if (!m->w[r].metalog)
             return LOGFS_EINVAL;
@@ -82,6 +90,8 @@ int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *l
         if (m->w[r].server[0])
             n += (size_t) snprintf(out + n, cap - n, "server %" PRIu32 " %s\n", r,
                                    m->w[r].server);
+    if (m->map[0])
+        n += (size_t) snprintf(out + n, cap - n, "map %s\n", m->map);
     if (m->replayed)
         n += (size_t) snprintf(out + n, cap - n, "replayed\n");
     *text = out;
@@ -154,7 +164,8 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         }
         m->w[k].epochs = epochs;
     }
-    /* Then (version 4) the servers, by rank, and "replayed".  Anything
+    /* Then (version 4) the servers, by rank, (version 5) the map's, and
+     * "replayed".  Anything
      * else is the tail of a longer text this one was written over (a
      * writer killed before it trimmed the file). */
     int have = next_line(&p, end, line, sizeof(line)) == 0;
@@ -165,6 +176,9 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
             break;
         last = rank;
     }
+    if (version >= 5 && have && sscanf(line, "map %255s", host) == 1
+        && logfs_manifest_set_map(m, host) == LOGFS_OK)
+        have = next_line(&p, end, line, sizeof(line)) == 0;
     if (version >= 3 && have && !strcmp(line, "replayed"))
         m->replayed = 1;
     return LOGFS_OK;

@@ -26,6 +26,12 @@
  * bbserver that serves its logs to other nodes ("server 1 node18:40123"),
  * so that a replay on nodes that cannot open them reaches them.
  *
+ * Version 5 adds, after those, "map node17:40123": the bbserver holding the
+ * file's ownership map, where the session attaches what it syncs.  Another
+ * handle opened on the file meanwhile (another communicator of the job, on
+ * other nodes) takes its map from there, so that both attach to and ask
+ * one map.
+ *
  * The other files of a writer's log (datalog, seal) are named after its
  * metalog (see writer.h).  Paths may not contain newlines; hosts may not
  * contain blanks.
@@ -42,7 +48,7 @@
 extern "C" {
 #endif
 
-#define LOGFS_MANIFEST_VERSION 4
+#define LOGFS_MANIFEST_VERSION 5
 #define LOGFS_MANIFEST_HOST_MAX 256
 
 struct logfs_manifest_writer {
@@ -57,6 +63,7 @@ struct logfs_manifest {
     uint32_t nwriters;                  /* writers, ranks 0 .. nwriters-1 */
     struct logfs_manifest_writer *w;    /* nwriters entries, by rank */
     int replayed;                       /* the data is in the file; remove the rest */
+    char map[LOGFS_MANIFEST_HOST_MAX];  /* the server of the file's map ("": none) */
 };
 
 /*
@@ -77,6 +84,9 @@ int logfs_manifest_set(struct logfs_manifest *m, uint32_t rank, const char *host
 /* Set writer @p rank's server address (no blanks).
  * @return LOGFS_OK, LOGFS_EINVAL */
 int logfs_manifest_set_server(struct logfs_manifest *m, uint32_t rank, const char *server);
+
+/* Set the server of the file's map (no blanks).  @return LOGFS_OK, LOGFS_EINVAL */
+int logfs_manifest_set_map(struct logfs_manifest *m, const char *server);
 
 /*
  * Render @p m as text.

@@ -241,6 +241,11 @@ typedef int (*ADIOI_BBFS_session_fn) (void *arg, const char *path, char *text, s
                                       struct logfs_error * le);
 int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int closed_only, ADIOI_BBFS_session_fn fn,
                              void *arg, struct logfs_error *le);
+/* The map server named by the oldest live session of the file that names
+ * one (another handle's, open now), into out.  @return 1 if one does, 0 if
+ * sessions are live but none names a map (they read logs directly), -1 if
+ * none is live (or none can be read). */
+int ADIOI_BBFS_Manifest_live_map(const ADIOI_BBFS_File * bf, char *out, size_t len);
 /* the file's other sessions (other handles', open or closed while one
  * was; only closed ones when closed_only; not this one's, nor replayed
  * ones): *n parsed manifests */

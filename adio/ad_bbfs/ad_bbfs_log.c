@@ -209,6 +209,9 @@ static void log_start(ADIO_File fd, int *error_code)
         for (int r = 0; r < bf->nwriters && rc == LOGFS_OK; r++)
             if ((rc = logfs_manifest_set(m, (uint32_t) r, all[r].host, all[r].path)) == LOGFS_OK)
                 rc = logfs_manifest_set_server(m, (uint32_t) r, all[r].server);
+        /* (other handles opened meanwhile use this map: ADIOI_BBFS_Server_open) */
+        if (rc == LOGFS_OK && bf->srv)
+            rc = logfs_manifest_set_map(m, ADIOI_BBFS_Server_map(bf));
         err = rc == LOGFS_OK ? ADIOI_BBFS_Manifest_publish(bf)
             : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
                                    "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with no "

@@ -215,6 +215,34 @@ int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, int closed_only,
     return MPI_SUCCESS;
 }
 
+int ADIOI_BBFS_Manifest_live_map(const ADIOI_BBFS_File * bf, char *out, size_t len)
+{
+    struct logfs_session_info *s;
+    struct logfs_error le;
+    size_t ns;
+    int found = -1;             /* (0: live sessions, none naming a map) */
+
+    /* (a listing or manifest that cannot be read names no map: the open
+     * that reads the sessions next says what is wrong with them) */
+    if (logfs_sessions_list(bf->canonical, &s, &ns, &le) != LOGFS_OK)
+        return -1;
+    for (size_t i = 0; i < ns && found != 1; i++) {
+        struct logfs_manifest m;
+        if (!s[i].live || ADIOI_BBFS_Manifest_load(s[i].path, &m, &le) != LOGFS_OK)
+            continue;
+        if (m.replayed)
+            ;
+        else if (m.map[0] && strlen(m.map) < len) {
+            snprintf(out, len, "%s", m.map);
+            found = 1;
+        } else
+            found = 0;
+        logfs_manifest_free(&m);
+    }
+    logfs_sessions_free(s, ns);
+    return found;
+}
+
 void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n)
 {
     for (int i = 0; i < n; i++)

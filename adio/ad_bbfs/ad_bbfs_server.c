@@ -72,6 +72,25 @@ static int shared_logdir(ADIO_File fd, const char *logdir)
     return all;
 }
 
+/* Whether this job runs on more than one node, as its launcher says
+ * (hydra: MPI_LOCALNRANKS, the job's processes on this node; Slurm: the
+ * step's nodes); 0 when it does not say.  A handle whose processes are all
+ * on one node still uses the servers then: another handle of the file may
+ * be opened on another node (HDF5's testphdf5 writes a file with half of
+ * the job and reads it with the other half), and only a server shows it
+ * what this one synced. */
+static int job_on_several_nodes(void)
+{
+    int world;
+    const char *local = getenv("MPI_LOCALNRANKS");
+    const char *nodes = getenv("SLURM_STEP_NUM_NODES");
+
+    MPI_Comm_size(MPI_COMM_WORLD, &world);
+    if (local && *local)
+        return atoi(local) < world;
+    return nodes && atoi(nodes) > 1;
+}
+
 void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_SERVER_OPEN";
@@ -99,8 +118,9 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * processes by name too; 64 bits: two names that collide are as
      * unlikely as anything here), the lowest process with a peer, whether
      * everyone logs to one log directory (by the same hashes), whether
-     * everyone has a usable one, and the environment's say (BBFS_SERVER,
-     * BBFS_FORCE_REMOTE), so that every process takes the same path. */
+     * everyone has a usable one, the environment's say (BBFS_SERVER,
+     * BBFS_FORCE_REMOTE), and whether the job runs on more nodes than the
+     * handle, so that every process takes the same path. */
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
     uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
@@ -108,12 +128,13 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     struct stat st;
     int have_dir = stat(bf->hints.logdir, &st) == 0 && S_ISDIR(st.st_mode)
         && access(bf->hints.logdir, W_OK | X_OK) == 0;
-    uint64_t facts[9] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX, d, ~d,
-        (uint64_t) have_dir, (uint64_t) !force, (uint64_t) !named, (uint64_t) (named != NULL)
+    uint64_t facts[10] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX, d, ~d,
+        (uint64_t) have_dir, (uint64_t) !force, (uint64_t) !named, (uint64_t) (named != NULL),
+        (uint64_t) !job_on_several_nodes()
     };
-    uint64_t all[9];
-    MPI_Allreduce(facts, all, 9, MPI_UINT64_T, MPI_MIN, fd->comm);
-    int one_node = all[0] == ~all[1], peer_rank = (int) all[2];
+    uint64_t all[10];
+    MPI_Allreduce(facts, all, 10, MPI_UINT64_T, MPI_MIN, fd->comm);
+    int one_host = all[0] == ~all[1], one_node = one_host && all[9], peer_rank = (int) all[2];
     int one_logdir = all[3] == ~all[4], all_dir = (int) all[5];
     force = !all[6];            /* (forced anywhere: forced everywhere) */
     if (!all[7] && !all[8]) {
@@ -130,7 +151,21 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * one needs no logs (pending ones were replayed at this open). */
     if (!all_dir)
         return;
-    if (!force && !named && peer_rank == INT_MAX && one_logdir
+    /* Several nodes are in play: a handle of the file that is open already
+     * (another communicator's) decides, so that the two see each other's
+     * synced writes.  Its manifest names the map it attaches to; one that
+     * names none reads the logs directly (one shared log directory), and so
+     * does this one then. */
+    char live_map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)] = "";
+    int live = -1;
+    if (!named && peer_rank == INT_MAX) {
+        if (s_rank(fd) == 0)
+            live = ADIOI_BBFS_Manifest_live_map(bf, live_map, sizeof(live_map));
+        MPI_Bcast(&live, 1, MPI_INT, 0, fd->comm);
+    }
+    if (live == 0 && !force)
+        return;
+    if (live < 0 && !force && !named && peer_rank == INT_MAX && !one_host && one_logdir
         && shared_logdir(fd, bf->hints.logdir))
         return;                 /* several nodes, one log directory: as on one node */
     /* A server serves the log directory it was started for (and finds
@@ -186,7 +221,9 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
             memcpy(s->map_addr, peer->map_addr, sizeof(s->map_addr));
         MPI_Bcast(s->map_addr, sizeof(s->map_addr), MPI_CHAR, peer_rank, fd->comm);
     } else {
-        memcpy(s->map_addr, s->node_addr, sizeof(s->map_addr));
+        /* another handle's map, if one is open (another communicator's, on
+         * other nodes perhaps), else rank 0's node's server */
+        memcpy(s->map_addr, live > 0 ? live_map : s->node_addr, sizeof(s->map_addr));
         MPI_Bcast(s->map_addr, sizeof(s->map_addr), MPI_CHAR, 0, fd->comm);
     }
     /* every process reaches the map's server now, so that a refusal (token)

@@ -150,7 +150,9 @@ case $cmd in
         [ $# -ge 1 ] || die "usage: cluster.sh mpiexec DIR ARGS..."
         dir=$(cd "$1" && pwd); shift
         hosts=${CLUSTER_HOSTS:-$(hosts_of "$dir")}
-        exec nsenter -t "$(state "$dir" head.pid)" --mount --uts --ipc --net -- \
+        # (in the caller's directory: hydra starts the processes in
+        # mpiexec's, and nsenter would leave it at /)
+        exec nsenter -t "$(state "$dir" head.pid)" --mount --uts --ipc --net --wd="$PWD" -- \
             "${MPIEXEC:-mpiexec}" -launcher ssh -launcher-exec "$dir/rsh" -hosts "$hosts" "$@" ;;
     exec)
         [ $# -ge 3 ] || die "usage: cluster.sh exec DIR NODE CMD..."

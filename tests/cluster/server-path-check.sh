@@ -21,6 +21,10 @@
 #   3. On the same 2 nodes, each consistency model (t_models): what each
 #      read sees, and how many attach and query requests each step cost,
 #      as the model promises (docs/hints.md).
+#      Two handles of one file from disjoint communicators, writers on
+#      node0 and readers on node1 (t_split_readers, as HDF5's testphdf5
+#      rrobjflushconf): each reader's open sees what the writers synced,
+#      under mpiio and posix.
 #   4. The map server killed under a running job (t_server_kill): the next
 #      sync fails on every process with a message naming bbserver, and a
 #      new open, which restarts the server, reads every block back.
@@ -37,8 +41,9 @@ work="$BUILDDIR/tests/cluster/server-path"
 ctl="$BUILDDIR/bbserver/bbsctl"
 models="$BUILDDIR/tests/cluster/t_models"
 kill_test="$BUILDDIR/tests/cluster/t_server_kill"
+split="$BUILDDIR/tests/cluster/t_split_readers"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$ctl" "$models" "$kill_test"; do
+for f in "$ctl" "$models" "$kill_test" "$split"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 [ -x "$BUILDDIR/mpich/bin/bbserver" ] || { echo "FAIL: no bbserver beside libmpi ($BUILDDIR/mpich/bin/bbserver; make mpich links it)"; exit 1; }
@@ -108,7 +113,7 @@ pid=$(echo "$p" | sed -n 's/.* pid \([0-9]*\).*/\1/p')
 
 # 2. two nodes, node-local logs
 "$cluster" with 2 "$work/c" env work="$work" runner="$runner" specs="$specs" ctl="$ctl" \
-    cluster="$cluster" models="$models" kill_test="$kill_test" MPIEXEC_HOST="$MPIEXEC" bash -c '
+    cluster="$cluster" models="$models" kill_test="$kill_test" split="$split" MPIEXEC_HOST="$MPIEXEC" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -132,6 +137,13 @@ for m in mpiio commit posix session; do
         ok "2 nodes, $m: each read sees what the model promises, and the server was asked when it pays"
         sed "s/^/  | /" "$work/models-$m.out" | grep "attach"
     else fail "2 nodes, model $m (see $work/models-$m.out)"; sed "s/^/  | /" "$work/models-$m.out" | tail -12; fi
+done
+for m in mpiio posix; do
+    printf "bbfs_consistency %s\n" $m > "$work/split-$m.hints"
+    if BBFS_LOGDIR=$CLUSTER_DIR/local ROMIO_HINTS="$work/split-$m.hints" "$CLUSTER_DIR/mpiexec" -n 4 \
+        "$split" "bbfs:$work/split-$m.dat" 4 apart > "$work/split-$m.out" 2>&1 < /dev/null; then
+        ok "2 nodes, $m: writers of one communicator on node0, readers of another on node1 see every synced step"
+    else fail "2 nodes, $m: split writers and readers (see $work/split-$m.out)"; sed "s/^/  | /" "$work/split-$m.out" | tail -8; fi
 done
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$kill_test" "bbfs:$work/kill.dat" \
     > "$work/kill.out" 2>&1 < /dev/null; then

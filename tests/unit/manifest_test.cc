@@ -42,7 +42,7 @@ TEST(Manifest, FormatThenParseGivesTheSameWriters)
 {
     logfs_manifest m = TwoWriters(), back;
     std::string text = Format(m);
-    EXPECT_EQ("bbfs-manifest 4\nfile_id 00c0ffee12345678\nwriters 2\n"
+    EXPECT_EQ("bbfs-manifest 5\nfile_id 00c0ffee12345678\nwriters 2\n"
               "writer 0 node1 0 /bb/out.dat.1.0.metalog\n"
               "writer 1 node2 7 /bb/out dir/out.dat.1.1.metalog\n", text);
     ASSERT_EQ(LOGFS_OK, Parse(text, &back));
@@ -84,6 +84,34 @@ TEST(Manifest, ServersAreListedByRankAndSurviveAParse)
     EXPECT_STREQ("", back.w[0].server);
     EXPECT_STREQ("node2:40123", back.w[1].server);
     EXPECT_EQ(1, back.replayed);
+    logfs_manifest_free(&m);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, TheMapServerComesAfterTheWritersServersAndSurvivesAParse)
+{
+    logfs_manifest m = TwoWriters(), back;
+    ASSERT_EQ(LOGFS_OK, logfs_manifest_set_server(&m, 0, "node1:7000"));
+    ASSERT_EQ(LOGFS_OK, logfs_manifest_set_map(&m, "node1:7000"));
+    EXPECT_EQ(LOGFS_EINVAL, logfs_manifest_set_map(&m, "a b"));
+    m.replayed = 1;
+    std::string text = Format(m);
+    EXPECT_NE(std::string::npos, text.find("\nserver 0 node1:7000\nmap node1:7000\nreplayed\n"))
+        << text;
+    ASSERT_EQ(LOGFS_OK, Parse(text, &back));
+    EXPECT_STREQ("node1:7000", back.map);
+    EXPECT_STREQ("node1:7000", back.w[0].server);
+    EXPECT_EQ(1, back.replayed);
+    logfs_manifest_free(&back);
+    // none: no line
+    m.map[0] = 0;
+    EXPECT_EQ(std::string::npos, Format(m).find("map")) << Format(m);
+    // a version 4 manifest has no map, and a map line there is an older
+    // text's tail
+    ASSERT_EQ(LOGFS_OK, Parse("bbfs-manifest 4\nfile_id 1\nwriters 1\n"
+                              "writer 0 h 2 /a.metalog\nmap x:1\nreplayed\n", &back));
+    EXPECT_STREQ("", back.map);
+    EXPECT_EQ(0, back.replayed);
     logfs_manifest_free(&m);
     logfs_manifest_free(&back);
 }
@@ -173,8 +201,8 @@ TEST(Manifest, ANewerVersionIsAClearError)
 {
     logfs_manifest m;
     std::string msg;
-    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 5\n", &m, &msg));
-    EXPECT_NE(std::string::npos, msg.find("version 5"));
+    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 6\n", &m, &msg));
+    EXPECT_NE(std::string::npos, msg.find("version 6"));
 }
 
 TEST(Manifest, AWriterCountThatDoesNotMatchTheLinesIsCorrupt)
