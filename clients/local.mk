@@ -18,9 +18,19 @@ check-clients: build-clients
 	CLIENTS_EXCLUDE='$(CLIENTS_EXCLUDE)' CLIENTS_EXCLUDE_WHY='$(CLIENTS_EXCLUDE_WHY)' \
 	$(top_srcdir)/%reldir%/run-clients.sh
 
+# The same suites with their processes on 2 emulated nodes, each with its own
+# node-local log directory (root; tests/cluster/cluster.sh).
+CLIENTS_NODES_EXCLUDE = hdf5 t_cache_image
+CLIENTS_NODES_EXCLUDE_WHY = 13 minutes on 2 emulated nodes: check-clients runs it on one node
+check-clients-nodes: build-clients
+	BUILDDIR='$(abs_top_builddir)' MPICH_PREFIX='$(MPICH_PREFIX)' \
+	CLIENTS_DIR='$(CLIENTS_DIR)' CLIENTS_PREFIX='$(CLIENTS_PREFIX)' \
+	CLIENTS_EXCLUDE='$(CLIENTS_NODES_EXCLUDE)' CLIENTS_EXCLUDE_WHY='$(CLIENTS_NODES_EXCLUDE_WHY)' \
+	$(top_srcdir)/%reldir%/run-clients-nodes.sh
+
 clean-local: clean-clients-work
 clean-clients-work:
 	rm -rf %reldir%/work
 
-EXTRA_DIST += %reldir%/run-clients.sh tools/build-clients.sh
-.PHONY: build-clients check-clients clean-clients-work
+EXTRA_DIST += %reldir%/run-clients.sh %reldir%/run-clients-nodes.sh tools/build-clients.sh
+.PHONY: build-clients check-clients check-clients-nodes clean-clients-work
