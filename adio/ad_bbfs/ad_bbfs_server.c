@@ -154,8 +154,9 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     /* Several nodes are in play: a handle of the file that is open already
      * (another communicator's) decides, so that the two see each other's
      * synced writes.  Its manifest names the map it attaches to; one that
-     * names none reads the logs directly (one shared log directory), and so
-     * does this one then. */
+     * names none reads the logs directly, and so does a handle on one node
+     * then (a handle across nodes still needs its log directory shared,
+     * or the server for its own processes' writes). */
     char live_map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)] = "";
     int live = -1;
     if (!named && peer_rank == INT_MAX) {
@@ -163,9 +164,9 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
             live = ADIOI_BBFS_Manifest_live_map(bf, live_map, sizeof(live_map));
         MPI_Bcast(&live, 1, MPI_INT, 0, fd->comm);
     }
-    if (live == 0 && !force)
+    if (live == 0 && !force && one_host)
         return;
-    if (live < 0 && !force && !named && peer_rank == INT_MAX && !one_host && one_logdir
+    if (live <= 0 && !force && !named && peer_rank == INT_MAX && !one_host && one_logdir
         && shared_logdir(fd, bf->hints.logdir))
         return;                 /* several nodes, one log directory: as on one node */
     /* A server serves the log directory it was started for (and finds
