@@ -217,7 +217,7 @@ pnetcdf_ptest() {
     local key=${name#pnetcdf ptest }; key=${key//\//_}
     local dkey=${rel//\//_}
     local tag="pp-$$-$RANDOM" t1 rc log="$LOGS/pnetcdf-ptest-$key.log" detail=""
-    local out="$WORK/files/pnetcdf-ptest-$dkey"; mkdir -p "$out" "$WORK/bbfslogs/p$dkey"
+    local out="$WORK/files/pnetcdf-ptest-$dkey"; mkdir -p "$out"
     posix_entry "$bld/$rel"
     t1=$(now)
     ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$(logdir_for "p$dkey")" \
@@ -266,7 +266,7 @@ EOF
         local name="pnetcdf check $rel"
         selected "$name" || continue
         local tag="pc-$$-$RANDOM" key=${rel//\//_} t1 rc log="$LOGS/pnetcdf-check-${rel//\//_}.log"
-        local out="$WORK/files/pnetcdf-check-$key"; mkdir -p "$out" "$WORK/bbfslogs/$key"
+        local out="$WORK/files/pnetcdf-check-$key"; mkdir -p "$out"
         posix_entry "$bld/$rel"
         t1=$(now)
         ( cd "$bld/$rel" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$(logdir_for "$key")" \

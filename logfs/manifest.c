@@ -165,9 +165,8 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         m->w[k].epochs = epochs;
     }
     /* Then (version 4) the servers, by rank, (version 5) the map's, and
-     * "replayed".  Anything
-     * else is the tail of a longer text this one was written over (a
-     * writer killed before it trimmed the file). */
+     * "replayed".  Anything else is the tail of a longer text this one was
+     * written over (a writer killed before it trimmed the file). */
     int have = next_line(&p, end, line, sizeof(line)) == 0;
     for (int64_t last = -1; version >= 4 && have; have = next_line(&p, end, line,
                                                                     sizeof(line)) == 0) {

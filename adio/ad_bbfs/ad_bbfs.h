@@ -233,19 +233,20 @@ void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsig
                                      int rank, int nprocs, double timeout);
 int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
                              struct logfs_error *le);
+/* Which sessions ADIOI_BBFS_Manifest_each visits. */
+enum { ADIOI_BBFS_SESSIONS_ALL, ADIOI_BBFS_SESSIONS_PENDING, ADIOI_BBFS_SESSIONS_LIVE };
 /* fn(arg, path, text, len, le) for the manifest of every session of the
- * file but this handle's own, live or pending (only pending ones when
- * closed_only), that still exists; stops at the first error (a logfs code;
- * le says why). */
+ * file but this handle's own, live or pending (`which`), that still exists,
+ * oldest first; stops at the first error (a logfs code; le says why). */
 typedef int (*ADIOI_BBFS_session_fn) (void *arg, const char *path, char *text, size_t len,
                                       struct logfs_error * le);
-int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int closed_only, ADIOI_BBFS_session_fn fn,
+int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int which, ADIOI_BBFS_session_fn fn,
                              void *arg, struct logfs_error *le);
 /* The map server named by the oldest live session of the file that names
  * one (another handle's, open now), into out.  @return 1 if one does, 0 if
  * sessions are live but none names a map (they read logs directly), -1 if
  * none is live (or none can be read). */
-int ADIOI_BBFS_Manifest_live_map(const ADIOI_BBFS_File * bf, char *out, size_t len);
+int ADIOI_BBFS_Manifest_live_map(ADIOI_BBFS_File * bf, char *out, size_t len);
 /* the file's other sessions (other handles', open or closed while one
  * was; only closed ones when closed_only; not this one's, nor replayed
  * ones): *n parsed manifests */

@@ -138,7 +138,7 @@ int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
     return rc;
 }
 
-int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int closed_only, ADIOI_BBFS_session_fn fn,
+int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int which, ADIOI_BBFS_session_fn fn,
                              void *arg, struct logfs_error *le)
 {
     struct logfs_session_info *s;
@@ -149,7 +149,8 @@ int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int closed_only, ADIOI_BBFS_s
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
         if (bf->session.path && !strcmp(bf->session.path, s[i].path))
             continue;           /* this handle's own (process 0 knows it by path) */
-        if (closed_only && s[i].live)
+        if ((which == ADIOI_BBFS_SESSIONS_PENDING && s[i].live)
+            || (which == ADIOI_BBFS_SESSIONS_LIVE && !s[i].live))
             continue;
         rc = logfs_session_load(s[i].path, &text, &len, le);
         if (rc == LOGFS_ENOENT) {       /* replayed meanwhile: its data is in the file */
@@ -202,7 +203,8 @@ int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, int closed_only,
     static char myname[] = "ADIOI_BBFS_SESSIONS";
     struct others o = { bf, NULL, 0, 0 };
     struct logfs_error le;
-    int rc = ADIOI_BBFS_Manifest_each(bf, closed_only, parse_other, &o, &le);
+    int rc = ADIOI_BBFS_Manifest_each(bf, closed_only ? ADIOI_BBFS_SESSIONS_PENDING
+                                      : ADIOI_BBFS_SESSIONS_ALL, parse_other, &o, &le);
 
     *out = NULL;
     *n = 0;
@@ -215,32 +217,39 @@ int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, int closed_only,
     return MPI_SUCCESS;
 }
 
-int ADIOI_BBFS_Manifest_live_map(const ADIOI_BBFS_File * bf, char *out, size_t len)
-{
-    struct logfs_session_info *s;
-    struct logfs_error le;
-    size_t ns;
-    int found = -1;             /* (0: live sessions, none naming a map) */
+struct live_map {
+    char *out;
+    size_t len;
+    int found;                  /* as ADIOI_BBFS_Manifest_live_map returns */
+};
 
-    /* (a listing or manifest that cannot be read names no map: the open
-     * that reads the sessions next says what is wrong with them) */
-    if (logfs_sessions_list(bf->canonical, &s, &ns, &le) != LOGFS_OK)
-        return -1;
-    for (size_t i = 0; i < ns && found != 1; i++) {
-        struct logfs_manifest m;
-        if (!s[i].live || ADIOI_BBFS_Manifest_load(s[i].path, &m, &le) != LOGFS_OK)
-            continue;
-        if (m.replayed)
-            ;
-        else if (m.map[0] && strlen(m.map) < len) {
-            snprintf(out, len, "%s", m.map);
-            found = 1;
-        } else
-            found = 0;
-        logfs_manifest_free(&m);
+static int note_map(void *arg, const char *path, char *text, size_t len,
+                    struct logfs_error *le)
+{
+    struct live_map *lm = arg;
+    struct logfs_manifest m;
+
+    (void) path;
+    /* (a manifest that cannot be read names no map: the open's read of the
+     * sessions next says what is wrong with it) */
+    if (lm->found == 1 || logfs_manifest_parse(text, len, &m, le) != LOGFS_OK)
+        return LOGFS_OK;
+    if (!m.replayed) {
+        lm->found = m.map[0] != 0;
+        snprintf(lm->out, lm->len, "%s", m.map);
     }
-    logfs_sessions_free(s, ns);
-    return found;
+    logfs_manifest_free(&m);
+    return LOGFS_OK;
+}
+
+int ADIOI_BBFS_Manifest_live_map(ADIOI_BBFS_File * bf, char *out, size_t len)
+{
+    struct live_map lm = { out, len, -1 };
+    struct logfs_error le;
+
+    if (ADIOI_BBFS_Manifest_each(bf, ADIOI_BBFS_SESSIONS_LIVE, note_map, &lm, &le) != LOGFS_OK)
+        return -1;
+    return lm.found;
 }
 
 void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n)

@@ -150,7 +150,7 @@ static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
 {
     static char myname[] = "ADIOI_BBFS_LIST_SESSIONS";
     struct logfs_error le;
-    int rc = ADIOI_BBFS_Manifest_each(bf, 0, keep_text, p, &le);
+    int rc = ADIOI_BBFS_Manifest_each(bf, ADIOI_BBFS_SESSIONS_ALL, keep_text, p, &le);
 
     return rc == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
 }

@@ -143,7 +143,10 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
                                             "same one on every process, or on none");
         return;
     }
-    if (one_node && !force && !named && peer_rank == INT_MAX)
+    /* (a server named, or another handle's map in this process: those
+     * decide; else this open does) */
+    int own_choice = !named && peer_rank == INT_MAX;
+    if (one_node && !force && own_choice)
         return;                 /* one node: every process reads every log */
     /* Without a usable log directory there is no server to start: a
      * writing open reports the directory with its own error class when the
@@ -159,14 +162,14 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * or the server for its own processes' writes). */
     char live_map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)] = "";
     int live = -1;
-    if (!named && peer_rank == INT_MAX) {
+    if (own_choice) {
         if (s_rank(fd) == 0)
             live = ADIOI_BBFS_Manifest_live_map(bf, live_map, sizeof(live_map));
         MPI_Bcast(&live, 1, MPI_INT, 0, fd->comm);
     }
     if (live == 0 && !force && one_host)
         return;
-    if (live <= 0 && !force && !named && peer_rank == INT_MAX && !one_host && one_logdir
+    if (live <= 0 && !force && own_choice && !one_host && one_logdir
         && shared_logdir(fd, bf->hints.logdir))
         return;                 /* several nodes, one log directory: as on one node */
     /* A server serves the log directory it was started for (and finds
