@@ -253,3 +253,15 @@ check_PROGRAMS += %reldir%/t_lognames
 %canon_reldir%_t_lognames_LDADD = $(MPIIO_TEST_LDADD)
 TESTS += %reldir%/t_lognames.mpi
 EXTRA_DIST += %reldir%/t_lognames.mpi
+
+check_PROGRAMS += %reldir%/t_large_count_types
+%canon_reldir%_t_large_count_types_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_large_count_types_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_large_count_types.mpi
+EXTRA_DIST += %reldir%/t_large_count_types.mpi
+
+check_PROGRAMS += %reldir%/t_subarray_pointer
+%canon_reldir%_t_subarray_pointer_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_subarray_pointer_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_subarray_pointer.mpi
+EXTRA_DIST += %reldir%/t_subarray_pointer.mpi

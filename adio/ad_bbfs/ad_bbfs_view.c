@@ -117,11 +117,18 @@ static int walk_pieces(ADIO_File fd, int file_ptr_type, ADIO_Offset offset,
             p.within += len;
             next = block_start(fd, flat, extent, &p) + p.within;
         } else {
+            /* The next block with data, as ROMIO's own calls leave it: its
+             * strided read of a subarray (ad_read_str.c) assumes the
+             * pointer is in a block, and one left on the zero-length
+             * upper-bound marker made it read the next tile's first block
+             * instead of this process's (ft_size > 0: one block has data). */
             p.within = 0;
-            if (++p.block == flat->count) {
-                p.block = 0;
-                p.tile++;
-            }
+            do {
+                if (++p.block == flat->count) {
+                    p.block = 0;
+                    p.tile++;
+                }
+            } while (flat->blocklens[p.block] == 0);
             next = block_start(fd, flat, extent, &p);
         }
     }
