@@ -1,8 +1,8 @@
 # Other programs' test suites on bbfs: PnetCDF 1.12.3 and HDF5 1.10.8, from
-# Debian's source packages, built against ./mpich and cached by
-# tools/build-clients.sh; %reldir%/run-clients.sh runs PnetCDF's `make check`
-# and `make ptest` and HDF5's testpar programs with their files on
-# $(CLIENTS_PREFIX).  Not part of `make check` (a cold build takes minutes and
+# Debian's source packages, and mpi4py 4.0.3 from PyPI, built against ./mpich
+# and cached by tools/build-clients.sh; %reldir%/run-clients.sh runs
+# PnetCDF's `make check` and `make ptest`, HDF5's testpar programs and
+# mpi4py's test_io and test_file with their files on $(CLIENTS_PREFIX).  Not part of `make check` (a cold build takes minutes and
 # the suites run for long): `make check-clients`, or with the reference
 # driver `make check-clients CLIENTS_PREFIX=ufs:`.  See docs/clients.md.
 

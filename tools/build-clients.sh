@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # build-clients.sh — build PnetCDF and HDF5 (C only, parallel) with their test
-# programs against an MPICH prefix, cached.
+# programs, and mpi4py with its test suite, against an MPICH prefix, cached.
 #
-# usage: tools/build-clients.sh MPICH_PREFIX OUTDIR [pnetcdf] [hdf5]
+# usage: tools/build-clients.sh MPICH_PREFIX OUTDIR [pnetcdf] [hdf5] [mpi4py]
 #
 # The sources are Debian's orig tarballs (apt-get source), none of Debian's
 # patches applied.  Each library is configured, built and its test programs
@@ -11,22 +11,23 @@
 # below, the compiler version and the MPICH prefix (its resolved path: the
 # cache directory of tools/build-mpich.sh, whose name carries MPICH's key).  A tree that was built is only verified:
 # its manifest of test programs must still be there, unchanged.  The trees are
-# published as OUTDIR/pnetcdf and OUTDIR/hdf5 (symlinks), for
-# clients/run-clients.sh.
+# published as OUTDIR/pnetcdf, OUTDIR/hdf5 and OUTDIR/mpi4py (symlinks), for
+# clients/run-clients.sh.  mpi4py is not in Debian 12 in a version that uses
+# MPI-4's large-count calls, so it comes from PyPI (build_mpi4py below).
 #
 # The libraries are static, so their test programs are ordinary executables
 # (no libtool wrappers) linked dynamically against MPICH's libmpi: a rebuilt
 # driver in the MPICH prefix is picked up without rebuilding anything here.
 set -euo pipefail
 
-usage="usage: build-clients.sh MPICH_PREFIX OUTDIR [pnetcdf] [hdf5]"
+usage="usage: build-clients.sh MPICH_PREFIX OUTDIR [pnetcdf] [hdf5] [mpi4py]"
 # The resolved prefix: the trees' Makefiles name its compiler, which must not
 # depend on the checkout that asked for the build.
 MPICH_ARG=${1:?$usage}
 MPICH_PREFIX=$(readlink -f "$MPICH_ARG")
 OUTDIR=${2:?$usage}
 shift 2
-LIBS=("$@"); [ ${#LIBS[@]} -gt 0 ] || LIBS=(pnetcdf hdf5)
+LIBS=("$@"); [ ${#LIBS[@]} -gt 0 ] || LIBS=(pnetcdf hdf5 mpi4py)
 CACHE=${BBFS_CACHE_DIR:-${HOME:-/tmp}/.cache/bbfs}
 JOBS=${BBFS_JOBS:-$(nproc)}
 MPICC="$MPICH_PREFIX/bin/mpicc"
@@ -152,6 +153,69 @@ hdf5_tests() {
         t_pshutdown t_prestart t_init_term t_shapesame t_filters_parallel t_pflush1 t_pflush2
 }
 
+# --- mpi4py ----------------------------------------------------------------------
+# The sdist from PyPI (checked against its known hash), built into a venv of
+# Debian's python3 with pip (Cython and setuptools come from PyPI through
+# pip's build isolation).  -O0: at -O2 the compile of the generated 5 MB
+# MPI.c takes over 20 minutes of CPU on a 2-core machine, at -O0 half a
+# minute; the tests wait on MPI and files, not on that code.  The manifest is
+# the built module and the test suite (src/test), which run-clients.sh runs.
+MPI4PY_VERSION=4.0.3
+MPI4PY_SHA256=de2710d73e25e115865a3ab63d34a54b2d8608b724f761c567b6ad58dd475609
+MPI4PY_RECIPE=2
+MPI4PY_PYTHON=${BBFS_PYTHON:-/usr/bin/python3}
+build_mpi4py() {
+    local t0 tb key root
+    t0=$(now)
+    tb="$CACHE/downloads/mpi4py-$MPI4PY_VERSION.tar.gz"
+    [ -x "$MPI4PY_PYTHON" ] || { log "mpi4py: $MPI4PY_PYTHON missing (tools/install-deps.sh installs python3, python3-venv and python3-dev)"; exit 1; }
+    key=$( { echo "$MPI4PY_SHA256"; echo "recipe $MPI4PY_RECIPE"; "$MPI4PY_PYTHON" --version;
+             echo "$CC_VERSION"; echo "$MPICH_ID"; } | sha256sum | cut -c1-16)
+    root="$CACHE/mpi4py-$MPI4PY_VERSION-$key"
+    mkdir -p "$root"
+    exec 8>"$root/.lock"
+    flock 8
+    mpi4py_manifest() {
+        ( cd "$root" && find src/test venv/lib -type f \( -name '*.so' -o -path 'src/test/*' \) \
+              -printf '%p %s %T@\n' | grep -v __pycache__ | LC_ALL=C sort )
+    }
+    if [ -f "$root/.built" ] && mpi4py_manifest | cmp -s - "$root/.built"; then
+        ln -sfn "$root" "$OUTDIR/mpi4py"
+        log "mpi4py $MPI4PY_VERSION ready: $OUTDIR/mpi4py -> $root (verified, $(since "$t0") s)"
+        exec 8>&-
+        return 0
+    fi
+    log "cold build of mpi4py $MPI4PY_VERSION in $root"
+    rm -rf "$root/src" "$root/venv" "$root/wheel" "$root/.built"
+    "$MPI4PY_PYTHON" -m venv "$root/venv" >"$root/build.log" 2>&1 \
+        || { tail -5 "$root/build.log" >&2; log "mpi4py: python3 -m venv failed (python3-venv installed?)"; exit 1; }
+    if ! echo "$MPI4PY_SHA256  $tb" | sha256sum -c --status 2>/dev/null; then
+        log "fetching mpi4py $MPI4PY_VERSION's source from PyPI"
+        rm -f "$tb"
+        "$root/venv/bin/pip" download -q --no-deps --no-binary :all: "mpi4py==$MPI4PY_VERSION" \
+            -d "$CACHE/downloads" >&2 \
+            || { log "mpi4py: pip download from PyPI failed"; exit 1; }
+        echo "$MPI4PY_SHA256  $tb" | sha256sum -c --status \
+            || { log "mpi4py: $tb is not the sdist this recipe knows (sha256 differs)"; exit 1; }
+    fi
+    mkdir -p "$root/src"
+    tar -xzf "$tb" -C "$root/src" --strip-components=1
+    # LDFLAGS: Debian's python adds -L/usr/lib/x86_64-linux-gnu ahead of
+    # mpicc's own, where Debian's MPICH (libhdf5-mpich's) would win the link
+    # and mpi4py's probes would find its Fortran calls, absent from ours.
+    ( cd "$root/src" && env MPICC="$MPICC" CFLAGS="-O0" LDFLAGS="-L$MPICH_PREFIX/lib" \
+          "$root/venv/bin/pip" wheel -v --no-deps -w "$root/wheel" . ) >>"$root/build.log" 2>&1 \
+        || { grep -E 'error|Error' "$root/build.log" | head -20 >&2; log "mpi4py: build failed, see $root/build.log"; exit 1; }
+    "$root/venv/bin/pip" install -q --no-deps "$root"/wheel/mpi4py-*.whl >>"$root/build.log" 2>&1 \
+        || { tail -5 "$root/build.log" >&2; log "mpi4py: install into the venv failed, see $root/build.log"; exit 1; }
+    "$root/venv/bin/python" -c 'from mpi4py import MPI; import sys; sys.exit(MPI.Get_library_version().find("MPICH") < 0)' >>"$root/build.log" 2>&1 \
+        || { tail -3 "$root/build.log" >&2; log "mpi4py: the built module does not load against $MPICH_PREFIX, see $root/build.log"; exit 1; }
+    mpi4py_manifest > "$root/.built"
+    ln -sfn "$root" "$OUTDIR/mpi4py"
+    log "mpi4py $MPI4PY_VERSION built: $OUTDIR/mpi4py -> $root ($(since "$t0") s)"
+    exec 8>&-
+}
+
 for lib in "${LIBS[@]}"; do
     case $lib in
         pnetcdf)
@@ -162,6 +226,7 @@ for lib in "${LIBS[@]}"; do
             tb=$(fetch hdf5 "$HDF5_DEBVER")
             build_lib hdf5 "$HDF5_VERSION" "$tb" "$HDF5_RECIPE" none \
                 HDF5_FLAGS hdf5_tests HDF5_TESTDIRS ;;
-        *) log "unknown library '$lib' (pnetcdf, hdf5)"; exit 1 ;;
+        mpi4py) build_mpi4py ;;
+        *) log "unknown library '$lib' (pnetcdf, hdf5, mpi4py)"; exit 1 ;;
     esac
 done
