@@ -13,6 +13,7 @@
 #include "plan_internal.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,7 +253,7 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
 {
     struct logfs_reader **rd = NULL;
     struct logfs_plan *p;
-    int rc = LOGFS_OK;
+    int rc = LOGFS_OK, have_id = 0;
 
     *out = NULL;
     if (n == 0 || n > INT32_MAX)
@@ -271,13 +272,21 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
     for (size_t i = 0; i < n; i++) {
         struct logfs_reader *r;
         const struct logfs_header *h;
+        if (logs[i].gone) {
+            if (!o->salvage) {
+                rc = logfs_fail(err, LOGFS_ENOENT, 0, "metalog %s is gone", logs[i].metalog);
+                goto out;
+            }
+            continue;   /* (its place is filled below, once every header is in) */
+        }
         rc = logs[i].data ? logfs_reader_open_mem(logs[i].data, logs[i].len, &r, err)
                           : logfs_reader_open(logs[i].metalog, &r, err);
         if (rc)
             goto out;
         h = logfs_reader_header(r);
-        if (i == 0)
+        if (!have_id)
             p->file_id = h->file_id;
+        have_id = 1;
         if (h->file_id != p->file_id || h->nwriters != n || rd[h->rank]) {
             rc = logfs_fail(err, LOGFS_EMISMATCH, 0,
                             "metalog %s (file id %llu, rank %u of %u) does not fit with the other %zu",
@@ -291,8 +300,26 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
             goto out;
         }
     }
+    /* A gone writer takes its place in the session (writers are listed in
+     * rank order), unless a header claimed it. */
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (!logs[i].gone)
+            continue;
+        if (rd[i] || p->datalogs[i]) {
+            rc = logfs_fail(err, LOGFS_EMISMATCH, 0, "metalog %s is gone, and another "
+                            "metalog claims its rank %zu", logs[i].metalog, i);
+            break;
+        }
+        char msg[LOGFS_ERRMSG_MAX];
+        snprintf(msg, sizeof msg, "its metalog %s is gone (nobody can read it): nothing "
+                 "it wrote was replayed", logs[i].metalog);
+        if (!(p->datalogs[i] = logfs_datalog_path(logs[i].metalog)) ||
+            !(p->warnings[i] = strdup(msg)))
+            rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
+    }
     for (size_t i = 0; i < n && !rc; i++)
-        rc = read_writer(p, rd[i], p->datalogs[i], o, err);
+        if (rd[i])
+            rc = read_writer(p, rd[i], p->datalogs[i], o, err);
 out:
     if (rd)
         for (size_t i = 0; i < n; i++)

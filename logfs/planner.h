@@ -161,6 +161,10 @@ struct logfs_metalog_src {
     const char *metalog;
     const void *data;  /* NULL: read the file */
     size_t len;
+    int gone;          /* nonzero: nobody can read it (its node's storage
+                          was lost); only with salvage, which plans the
+                          other writers and gives this one, rank = its
+                          place in the session, a warning and 0 epochs */
 };
 
 /* logfs_plan_build_flags and logfs_plan_build_sessions from sources; the

@@ -75,6 +75,39 @@ rc=$(run_tool "$work/lost-salvage" --salvage "$work/lost.dat")
 check "--salvage replays what the log still holds" test "$rc" = 0
 check "--salvage says what was missing" grep -q "synced data is missing" "$work/lost-salvage"
 
+# A writer whose logs are gone altogether (its node's storage lost): the
+# replay refuses and says --salvage; --salvage replays the other writers,
+# names the lost one, and leaves its bytes out.  t_contig: rank r writes
+# bytes [r * B + k * 4B, + B) for k = 0, 1, 2 (B = 100000).
+contig="$BUILDDIR/mpiio-tests/t_contig"
+mkdir -p "$work/logs-gone"
+ROMIO_HINTS="$work/hints" BBFS_LOGDIR="$work/logs-gone" "$MPIEXEC" -n 4 "$contig" "bbfs:$work/gone.dat" </dev/null >"$work/w5.out" 2>&1 \
+    || { cat "$work/w5.out"; echo "FAIL: writing pending logs"; exit 1; }
+"$MPIEXEC" -n 4 "$contig" "ufs:$work/gone-ref.dat" </dev/null >"$work/w6.out" 2>&1 \
+    || { cat "$work/w6.out"; echo "FAIL: writing the ufs: reference"; exit 1; }
+mg=$(sed -n 's/^writer 2 [^ ]* [0-9]* //p' "$(manifest_of gone.dat)")
+rm -f "$mg" "${mg%.metalog}.datalog" "${mg%.metalog}.sealed"
+rc=$(BBFS_LOGDIR="$work/logs-gone" run_tool "$work/gone" --quiet "$work/gone.dat")
+check "a writer whose logs are gone fails the replay" test "$rc" = 1
+check "the failure suggests --salvage" grep -q -- "--salvage replays the other writers" "$work/gone"
+check "the refused replay keeps the manifest" test -n "$(manifest_of gone.dat)"
+rc=$(BBFS_LOGDIR="$work/logs-gone" run_tool "$work/gone-salvage" --salvage --quiet "$work/gone.dat")
+check "--salvage replays the other writers" test "$rc" = 0
+check "--salvage names the writer it could not recover" \
+    grep -q "writer 2 not recovered: no process can read its log" "$work/gone-salvage"
+python3 - "$work/gone-ref.dat" "$work/gone-expect.dat" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+B = 100000
+for k in range(3):
+    at = 2 * B + k * 4 * B
+    b[at:at + B] = bytes(B)
+open(sys.argv[2], 'wb').write(b)
+PY
+check "the file holds every other writer's bytes, and zeros for writer 2's" \
+    cmp "$work/gone-expect.dat" "$work/gone.dat"
+check "the salvaged replay removes the manifest" test -z "$(manifest_of gone.dat)"
+
 rc=$(run_tool "$work/help" --help)
 check "--help exits 0" test "$rc" = 0
 check "--help explains --dry-run and --salvage" grep -q -- "--salvage" "$work/help"

@@ -297,7 +297,7 @@ int main(int argc, char **argv)
     if (rank == 0) {
         double mib = s.bytes / 1048576.0;
         if (s.elsewhere)        /* their epochs and bytes were not counted here */
-            printf("bbfs-replay: %s: the logs of %llu writers (%llu on other nodes) replayed "
+            printf("bbfs-replay: %s: the logs of %llu writers (%llu not readable here: on other nodes, or gone) replayed "
                    "by %d processes in %.2f s; file size %lld bytes\n", path, s.writers,
                    s.elsewhere, nprocs, t, stat(path, &st) == 0 ? (long long) st.st_size : -1LL);
         else

@@ -55,6 +55,8 @@ struct ADIOI_BBFS_Exchange {
                                  * reads its own wants of them */
     char **far;                 /* by writer: its node's server, when the host cannot
                                  * open its logs (NULL: it can) */
+    unsigned char *gone;        /* by writer: nobody can read its logs and no server
+                                 * serves them (salvage only: planned without it) */
     ADIOI_BBFS_Nodes nodes;     /* for calls to those servers */
     ADIOI_BBFS_Datalogs *logs;  /* (the replay's) datalogs, of hosted writers only */
     struct want *want;
@@ -114,9 +116,11 @@ static int agree_message(MPI_Comm comm, const char *myname, int err)
 
 /* Each writer's host: of the processes that can open its metalog, the one
  * with the fewest writers so far (then the lowest rank); when none can, of
- * all processes, through the server of the writer's node. */
-static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *const *servers,
-                        const char *myname)
+ * all processes, through the server of the writer's node.  A writer nobody
+ * can reach fails the replay, or, with salvage, is left out (its node's
+ * storage is lost, and the others' synced data is still worth having). */
+static int choose_hosts(ADIOI_BBFS_Exchange * x, const char *canonical, char *const *metalogs,
+                        char *const *servers, int salvage, const char *myname)
 {
     unsigned char *mine = ADIOI_Calloc(x->nwriters ? x->nwriters : 1, 1);
     unsigned char *all = ADIOI_Malloc((size_t) x->nprocs * (x->nwriters ? x->nwriters : 1));
@@ -150,13 +154,20 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, char *const *metalogs, char *co
                     best = p;
             x->far[w] = ADIOI_Strdup(servers[w]);
         }
-        if (best < 0)
+        if (best < 0 && salvage) {
+            x->gone[w] = 1;
+            if (x->rank == 0)
+                fprintf(stderr, "bbfs replay %s: writer %d not recovered: no process can "
+                        "read its log %s and no bbserver serves it; the other writers are "
+                        "replayed without it (salvage)\n", canonical, w, metalogs[w]);
+        }
+        else if (best < 0)
             err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                        MPI_ERR_NO_SUCH_FILE, "**io", "bbfs: no process of "
-                                       "this job can read the log %s (it is on another node's "
-                                       "own storage, or gone), and no bbserver serves it: "
-                                       "replay with processes on that node, e.g. bbfs-replay "
-                                       "there", metalogs[w]);
+                                       "this job can open a log, and no bbserver serves it: "
+                                       "run bbfs-replay on its node (if that storage is lost, "
+                                       "bbfs-replay --salvage replays the other writers "
+                                       "without it); the log: %s", metalogs[w]);
         else {
             x->host[w] = best;
             load[best]++;
@@ -195,13 +206,14 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     x->host = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(int));
     x->here = ADIOI_Calloc(nwriters ? nwriters : 1, 1);
     x->far = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(char *));
+    x->gone = ADIOI_Calloc(nwriters ? nwriters : 1, 1);
     x->scount = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->rcount = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->sdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->rdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->sbytes = ADIOI_Calloc(x->nprocs, sizeof(long long));
     x->rbytes = ADIOI_Calloc(x->nprocs, sizeof(long long));
-    if ((err = choose_hosts(x, metalogs, servers, myname)) != MPI_SUCCESS)
+    if ((err = choose_hosts(x, canonical, metalogs, servers, salvage, myname)) != MPI_SUCCESS)
         goto fn_fail;
     int far_here = 0;
     for (int w = 0; w < nwriters; w++)
@@ -219,11 +231,24 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
         size_t len;
         char *warn = NULL;
         int rc;
-        if (x->host[w] != x->rank)
+        if (x->gone[w] || x->host[w] != x->rank)
             continue;
         if (x->far[w]) {
             err = ADIOI_BBFS_Nodes_export(&x->nodes, x->far[w], metalogs[w], salvage, &b, &len,
                                           &warn);
+            if (err != MPI_SUCCESS && salvage) {
+                /* (a dead node's server: its logs are out of reach) */
+                char msg[MPI_MAX_ERROR_STRING];
+                int mlen;
+                MPI_Error_string(err, msg, &mlen);
+                const char *why = strrchr(msg, '\n');  /* (the stack's last line) */
+                fprintf(stderr, "bbfs replay %s: writer %d not recovered: %s; the other "
+                        "writers are replayed without it (salvage)\n", canonical, w,
+                        why ? why + 1 : msg);
+                x->gone[w] = 1;
+                err = MPI_SUCCESS;
+                continue;
+            }
             if (err != MPI_SUCCESS)
                 break;
             rc = LOGFS_OK;
@@ -251,6 +276,8 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
                                    "for the replay exceed 2 GiB; replay with more processes");
     if ((err = agree_message(comm, myname, err)) != MPI_SUCCESS)
         goto fn_fail;
+    if (salvage)    /* (writers only their hosts found out of reach) */
+        MPI_Allreduce(MPI_IN_PLACE, x->gone, nwriters, MPI_UNSIGNED_CHAR, MPI_MAX, comm);
 
     all_lens = ADIOI_Malloc(sizeof(long long) * (nwriters ? nwriters : 1));
     MPI_Allreduce(lens, all_lens, nwriters, MPI_LONG_LONG, MPI_SUM, comm);
@@ -279,8 +306,9 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     for (int w = 0; w < nwriters; w++) {
         int h = x->host[w];
         s[w].metalog = metalogs[w];
-        s[w].data = bytes + displs[h] + at[h];
+        s[w].data = x->gone[w] ? NULL : bytes + displs[h] + at[h];
         s[w].len = (size_t) all_lens[w];
+        s[w].gone = x->gone[w];
         at[h] += all_lens[w];
     }
     ADIOI_Free(at);
@@ -664,6 +692,7 @@ void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x)
     for (int w = 0; x->far && w < x->nwriters; w++)
         ADIOI_BBFS_FREE(x->far[w]);
     ADIOI_BBFS_FREE(x->far);
+    ADIOI_BBFS_FREE(x->gone);
     ADIOI_BBFS_FREE(x->host);
     ADIOI_BBFS_FREE(x->here);
     ADIOI_BBFS_FREE(x->want);

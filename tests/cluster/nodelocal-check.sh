@@ -22,6 +22,9 @@
 #      (as a job script would, on the address file's port), it succeeds.
 #   7. MPI_File_delete on the third node removes the file's pending logs on
 #      the writers' nodes, through their servers.
+#   8. One writers' node lost (its server killed): bbfs-replay --salvage on
+#      the other node replays that node's writers, names the lost ones, and
+#      says which logs it left behind; without --salvage it fails.
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
@@ -157,6 +160,25 @@ if mpx -n 1 "$readback" --delete "bbfs:$work/del.dat" > "$work/delete.out" 2>&1 
     ok "MPI_File_delete on node2 removed the file, its manifest and the logs on node0 and node1"
 else sed "s/^/  | /" "$work/delete.out" | tail -6
     fail "delete from node2: logs left node0 $(logs_on node0), node1 $(logs_on node1)"; fi
+
+# 8. a lost node: salvage replays the others
+hosts=node0,node1
+ROMIO_HINTS=$work/never.hints mpx -n 4 "$prog" "bbfs:$work/lost.dat" > "$work/lost.out" 2>&1 \
+    || fail "the deferred writer (8)"
+a=$("'"$cluster"'" exec "$CLUSTER_DIR" node1 cat "$CLUSTER_DIR/local/.bbserver.node1.addr")
+pid=$("'"$cluster"'" exec "$CLUSTER_DIR" node1 "$ctl" -S "$a" ping | sed -n "s/.* pid \([0-9]*\).*/\1/p")
+[ -n "$pid" ] && kill -9 "$pid" || fail "no server on node1 to kill"
+hosts=node0
+mpx -n 2 "$tool" --quiet "$work/lost.dat" > "$work/lost-replay.out" 2>&1; rc=$?
+[ $rc = 1 ] && ok "with node1 lost, bbfs-replay on node0 fails" \
+    || { sed "s/^/  | /" "$work/lost-replay.out" | tail -6; fail "bbfs-replay without --salvage, node1 lost: exit $rc"; }
+mpx -n 2 "$tool" --salvage --quiet "$work/lost.dat" > "$work/lost-salvage.out" 2>&1; rc=$?
+if [ $rc = 0 ] && [ "$(grep -c "not recovered: .*node1" "$work/lost-salvage.out")" = 2 ] \
+   && [ "$(grep -c "are left there" "$work/lost-salvage.out")" = 2 ] \
+   && [ -z "$(ls "$work/.lost.dat.bbfs" 2>/dev/null)" ] && [ "$(logs_on node0)" = 0 ]; then
+    ok "--salvage replays node0'"'"'s writers, names node1'"'"'s two as lost and their logs as left"
+else sed "s/^/  | /" "$work/lost-salvage.out" | tail -10
+    fail "bbfs-replay --salvage with node1 lost: exit $rc, logs on node0 $(logs_on node0)"; fi
 exit $((fails > 0))'
 rc=$?
 [ $rc = 0 ] && rm -rf "$work"

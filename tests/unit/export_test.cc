@@ -56,7 +56,7 @@ class Export : public ::testing::Test {
     {
         std::vector<logfs_metalog_src> s;
         for (size_t i = 0; i < paths.size(); i++) {
-            logfs_metalog_src src = {paths[i].c_str(), nullptr, 0};
+            logfs_metalog_src src = {paths[i].c_str(), nullptr, 0, 0};
             if (i >= as_file.size() || !as_file[i]) {
                 void *b = nullptr;
                 size_t len = 0;
@@ -201,6 +201,57 @@ TEST_F(Export, SessionsMixFilesAndSentBytes)
     ASSERT_EQ(LOGFS_OK, logfs_plan_build_sessions_src(s.data(), counts.data(), counts.size(),
                                                       nullptr, &sent, &err)) << err.msg;
     ExpectSamePlans(files, sent);
+}
+
+// A writer whose node's storage was lost: nobody can read its metalog.
+// Without salvage the plan is refused; with it, the other writers are
+// planned as before (writer 0 gone too: the file id comes from another
+// header), the gone one has no epochs and a warning, and its blocks are
+// left out of the file.
+TEST_F(Export, GoneWritersArePlannedAroundOnlyWithSalvage)
+{
+    const uint32_t n = 3;
+    Session(n, 2, 0, true);
+    auto v = Paths();
+    ASSERT_EQ(LOGFS_OK, logfs_plan_build(v.data(), v.size(), nullptr, &files, &err)) << err.msg;
+    std::string full = Image(files, 2);
+    for (uint32_t gone : {0u, 1u}) {
+        SCOPED_TRACE("writer " + std::to_string(gone) + " gone");
+        auto s = Sources(false);
+        s[gone].data = nullptr;
+        s[gone].len = 0;
+        s[gone].gone = 1;
+        logfs_plan *refused = nullptr;
+        EXPECT_EQ(LOGFS_ENOENT, logfs_plan_build_src(s.data(), s.size(), nullptr, 0, &refused,
+                                                     &err));
+        EXPECT_EQ(nullptr, refused);
+        EXPECT_NE(std::string::npos, std::string(err.msg).find("gone")) << err.msg;
+
+        logfs_plan_opts o = {1, 0, nullptr};
+        logfs_plan *p = nullptr;
+        ASSERT_EQ(LOGFS_OK, logfs_plan_build_src(s.data(), s.size(), &o, 0, &p, &err)) << err.msg;
+        for (uint32_t w = 0; w < n; w++) {
+            EXPECT_EQ(w == gone ? 0u : logfs_plan_writer_epochs(files, w),
+                      logfs_plan_writer_epochs(p, w)) << w;
+            EXPECT_STREQ(logfs_plan_datalog(files, w), logfs_plan_datalog(p, w)) << w;
+            EXPECT_EQ(w == gone, logfs_plan_warning(p, w) != nullptr) << w;
+        }
+        ASSERT_NE(nullptr, logfs_plan_warning(p, gone));
+        EXPECT_NE(std::string::npos, std::string(logfs_plan_warning(p, gone)).find(v[gone]));
+        std::string img = Image(p, 2);
+        // the strided blocks: writer r's 8 blocks at 8r + 8n * i
+        for (uint32_t r = 0; r < n; r++)
+            for (uint32_t i = 0; i < 8; i++) {
+                size_t at = 8 * r + 8 * n * i;
+                ASSERT_LE(at + 8, full.size());
+                ASSERT_LE(at + 8, img.size());
+                if (r == gone)
+                    EXPECT_EQ(std::string(8, '\0'), img.substr(at, 8)) << r << " " << i;
+                else
+                    EXPECT_EQ(full.substr(at, 8), img.substr(at, 8)) << r << " " << i;
+            }
+        logfs_plan_free(p);
+    }
 }
 
 TEST_F(Export, AMissingMetalogIsAnError)
