@@ -305,7 +305,7 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
     for (size_t i = 0; i < n && !rc; i++) {
         if (!logs[i].gone)
             continue;
-        if (rd[i] || p->datalogs[i]) {
+        if (rd[i]) {
             rc = logfs_fail(err, LOGFS_EMISMATCH, 0, "metalog %s is gone, and another "
                             "metalog claims its rank %zu", logs[i].metalog, i);
             break;

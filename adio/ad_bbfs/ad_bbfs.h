@@ -237,7 +237,8 @@ int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
 enum { ADIOI_BBFS_SESSIONS_ALL, ADIOI_BBFS_SESSIONS_PENDING, ADIOI_BBFS_SESSIONS_LIVE };
 /* fn(arg, path, text, len, le) for the manifest of every session of the
  * file but this handle's own, live or pending (`which`), that still exists,
- * oldest first; stops at the first error (a logfs code; le says why). */
+ * oldest first; stops at the first code fn returns other than LOGFS_OK (an
+ * error, le says why; or LOGFS_END, enough seen) and returns it. */
 typedef int (*ADIOI_BBFS_session_fn) (void *arg, const char *path, char *text, size_t len,
                                       struct logfs_error * le);
 int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int which, ADIOI_BBFS_session_fn fn,

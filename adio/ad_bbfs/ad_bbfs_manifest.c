@@ -232,14 +232,14 @@ static int note_map(void *arg, const char *path, char *text, size_t len,
     (void) path;
     /* (a manifest that cannot be read names no map: the open's read of the
      * sessions next says what is wrong with it) */
-    if (lm->found == 1 || logfs_manifest_parse(text, len, &m, le) != LOGFS_OK)
+    if (logfs_manifest_parse(text, len, &m, le) != LOGFS_OK)
         return LOGFS_OK;
     if (!m.replayed) {
         lm->found = m.map[0] != 0;
         snprintf(lm->out, lm->len, "%s", m.map);
     }
     logfs_manifest_free(&m);
-    return LOGFS_OK;
+    return lm->found == 1 ? LOGFS_END : LOGFS_OK;       /* (the oldest decides) */
 }
 
 int ADIOI_BBFS_Manifest_live_map(ADIOI_BBFS_File * bf, char *out, size_t len)
@@ -247,9 +247,9 @@ int ADIOI_BBFS_Manifest_live_map(ADIOI_BBFS_File * bf, char *out, size_t len)
     struct live_map lm = { out, len, -1 };
     struct logfs_error le;
 
-    if (ADIOI_BBFS_Manifest_each(bf, ADIOI_BBFS_SESSIONS_LIVE, note_map, &lm, &le) != LOGFS_OK)
-        return -1;
-    return lm.found;
+    int rc = ADIOI_BBFS_Manifest_each(bf, ADIOI_BBFS_SESSIONS_LIVE, note_map, &lm, &le);
+
+    return rc == LOGFS_OK || rc == LOGFS_END ? lm.found : -1;
 }
 
 void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n)
