@@ -12,9 +12,11 @@
  * ad_bbfs_read.c does on one node.
  *
  * Servers: one per log directory on each node, found or started by the
- * first of the node's processes that log there (ad_bbfs_server_start.c).  The file's map lives on the server of rank
- * 0's node, or on the one bbfs_server / BBFS_SERVER names.  Connections
- * are per process and outlive handles (ad_bbfs_nodes.c).
+ * first of the node's processes that looks for it (ad_bbfs_server_start.c).
+ * The file's map lives on the server of rank 0's node, on the one that a
+ * handle of the file open already attaches to (its manifest names it), or
+ * on the one bbfs_server / BBFS_SERVER names.  Connections are per process
+ * and outlive handles (ad_bbfs_nodes.c).
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -37,9 +39,6 @@
 
 static void set_dirty(ADIOI_BBFS_Server * s, int on);
 
-/* This process's handles that use a server. */
-static ADIOI_BBFS_Server *live;
-
 static int s_rank(ADIO_File fd)
 {
     int r;
@@ -50,22 +49,14 @@ static int s_rank(ADIO_File fd)
 /* --- open and close -------------------------------------------------------- */
 
 /* Whether every process of the handle sees the same log directory (one
- * that the nodes share): a file rank 0 makes there is visible to all. */
-static int shared_logdir(ADIO_File fd, const char *logdir)
+ * that the nodes share): the probe file rank 0 made there (fd_probe, its
+ * descriptor there) is visible to all.  Collective. */
+static int logdir_shared(ADIO_File fd, const char *probe, int fd_probe)
 {
-    char probe[PATH_MAX];
-    int rank, fd_probe = -1, sees, all;
+    int sees = access(probe, F_OK) == 0, all;
 
-    MPI_Comm_rank(fd->comm, &rank);
-    if (rank == 0) {
-        snprintf(probe, sizeof(probe), "%s/.bbfs-probe.%016llx", logdir,
-                 (unsigned long long) ADIOI_BBFS_New_file_id(logdir));
-        fd_probe = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    }
-    MPI_Bcast(probe, sizeof(probe), MPI_CHAR, 0, fd->comm);
-    sees = access(probe, F_OK) == 0;
     MPI_Allreduce(&sees, &all, 1, MPI_INT, MPI_MIN, fd->comm);
-    if (rank == 0 && fd_probe >= 0) {
+    if (fd_probe >= 0) {
         close(fd_probe);
         unlink(probe);
     }
@@ -96,28 +87,18 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     static char myname[] = "ADIOI_BBFS_SERVER_OPEN";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     const char *env = getenv("BBFS_SERVER");
-    int node_rank, err_here = 0;
+    int err_here = 0;
     char err[1024] = "";
-    MPI_Comm node;
 
     *error_code = MPI_SUCCESS;
     int force = ADIOI_BBFS_Force_remote(&bf->hints);
     const char *named = strcmp(bf->hints.server, "auto") != 0 ? bf->hints.server
         : env && *env ? env : NULL;
-    /* Another handle of this file in this process that uses a server
-     * (PnetCDF's MPI_COMM_SELF handle beside its collective one): this one
-     * must attach to the same map, or readers through the other would
-     * miss its writes.  The lowest process that has one tells the map. */
-    const ADIOI_BBFS_Server *peer = NULL;
-    for (const ADIOI_BBFS_Server * l = live; l && !peer; l = l->next_live)
-        if (strcmp(l->bf->canonical, bf->canonical) == 0)
-            peer = l;
-    /* One reduction settles the usual case, one node, before the node
-     * communicator is made (the costliest collective of an open): the
-     * least and greatest hash of the host names (MPICH groups a node's
-     * processes by name too; 64 bits: two names that collide are as
-     * unlikely as anything here), the lowest process with a peer, whether
-     * everyone logs to one log directory (by the same hashes), whether
+    /* One reduction settles the usual case, one node: the least and
+     * greatest hash of the host names (MPICH groups a node's processes by
+     * name too; 64 bits: two names that collide are as unlikely as anything
+     * here), whether everyone logs to one log directory (by the same
+     * hashes), whether
      * everyone has a usable one, the environment's say (BBFS_SERVER,
      * BBFS_FORCE_REMOTE), and whether the job runs on more nodes than the
      * handle, so that every process takes the same path. */
@@ -128,24 +109,22 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     struct stat st;
     int have_dir = stat(bf->hints.logdir, &st) == 0 && S_ISDIR(st.st_mode)
         && access(bf->hints.logdir, W_OK | X_OK) == 0;
-    uint64_t facts[10] = { h, ~h, peer ? (uint64_t) s_rank(fd) : (uint64_t) INT_MAX, d, ~d,
-        (uint64_t) have_dir, (uint64_t) !force, (uint64_t) !named, (uint64_t) (named != NULL),
-        (uint64_t) !job_on_several_nodes()
+    uint64_t facts[9] = { h, ~h, d, ~d, (uint64_t) have_dir, (uint64_t) !force,
+        (uint64_t) !named, (uint64_t) (named != NULL), (uint64_t) !job_on_several_nodes()
     };
-    uint64_t all[10];
-    MPI_Allreduce(facts, all, 10, MPI_UINT64_T, MPI_MIN, fd->comm);
-    int one_host = all[0] == ~all[1], one_node = one_host && all[9], peer_rank = (int) all[2];
-    int one_logdir = all[3] == ~all[4], all_dir = (int) all[5];
-    force = !all[6];            /* (forced anywhere: forced everywhere) */
-    if (!all[7] && !all[8]) {
+    uint64_t all[9];
+    MPI_Allreduce(facts, all, 9, MPI_UINT64_T, MPI_MIN, fd->comm);
+    int one_host = all[0] == ~all[1], one_node = one_host && all[8];
+    int one_logdir = all[2] == ~all[3], all_dir = (int) all[4];
+    force = !all[5];            /* (forced anywhere: forced everywhere) */
+    if (!all[6] && !all[7]) {
         *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, "a server is named (bbfs_server, "
                                             "BBFS_SERVER) on some processes only: name the "
                                             "same one on every process, or on none");
         return;
     }
-    /* (a server named, or another handle's map in this process: those
-     * decide; else this open does) */
-    int own_choice = !named && peer_rank == INT_MAX;
+    /* (a server named decides; else this open does) */
+    int own_choice = !named;
     if (one_node && !force && own_choice)
         return;                 /* one node: every process reads every log */
     /* Without a usable log directory there is no server to start: a
@@ -154,80 +133,59 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * one needs no logs (pending ones were replayed at this open). */
     if (!all_dir)
         return;
-    /* Several nodes are in play: a handle of the file that is open already
-     * (another communicator's) decides, so that the two see each other's
-     * synced writes.  Its manifest names the map it attaches to; one that
-     * names none reads the logs directly, and so does a handle on one node
-     * then (a handle across nodes still needs its log directory shared,
-     * or the server for its own processes' writes). */
-    char live_map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)] = "";
-    int live = -1;
+    /* Several nodes are in play.  One broadcast from rank 0 tells the map
+     * of a handle of the file that is open already (another communicator's,
+     * on other nodes perhaps), which decides: so that the two see each
+     * other's synced writes (its manifest names the map it attaches to; one
+     * that names none reads the logs directly, and so does a handle on one
+     * node then).  Where processes on several nodes all name one log
+     * directory, it also names a probe file rank 0 made there: if every
+     * process sees it, the nodes share the directory. */
+    struct {
+        int live;
+        char map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)];
+        char probe[PATH_MAX];
+    } said = { -1, "", "" };
+    int fd_probe = -1;
     if (own_choice) {
-        if (s_rank(fd) == 0)
-            live = ADIOI_BBFS_Manifest_live_map(bf, live_map, sizeof(live_map));
-        MPI_Bcast(&live, 1, MPI_INT, 0, fd->comm);
-    }
-    if (live == 0 && !force && one_host)
-        return;
-    if (live <= 0 && !force && own_choice && !one_host && one_logdir
-        && shared_logdir(fd, bf->hints.logdir))
-        return;                 /* several nodes, one log directory: as on one node */
-    /* A server serves the log directory it was started for (and finds
-     * its address file there): a node's processes that log to different
-     * directories each share one server per directory. */
-    if (one_logdir) {
-        MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    } else {
-        MPI_Comm shm;
-        MPI_Comm_split_type(fd->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
-        MPI_Comm_split(shm, (int) (d & 0x7fffffff), 0, &node);
-        MPI_Comm_free(&shm);
-        /* (two directories whose hashes share 31 bits would share a
-         * server that serves only one of them) */
-        uint64_t dd[2] = { d, ~d }, both[2];
-        MPI_Allreduce(dd, both, 2, MPI_UINT64_T, MPI_MIN, node);
-        if (both[0] != ~both[1]) {
-            snprintf(err, sizeof(err), "two log directories in use on this node (%s and "
-                     "another) cannot be told apart by their hash: give one of them another "
-                     "name (bbfs_logdir, BBFS_LOGDIR)", bf->hints.logdir);
-            err_here = 1;
+        if (s_rank(fd) == 0) {
+            said.live = ADIOI_BBFS_Manifest_live_map(bf, said.map, sizeof(said.map));
+            if (said.live <= 0 && !force && !one_host && one_logdir) {
+                snprintf(said.probe, sizeof(said.probe), "%s/.bbfs-probe.%016llx",
+                         bf->hints.logdir,
+                         (unsigned long long) ADIOI_BBFS_New_file_id(bf->hints.logdir));
+                fd_probe = open(said.probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+            }
         }
+        MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
     }
-    MPI_Comm_rank(node, &node_rank);
-    int leader = node_rank == 0;
+    if (said.live == 0 && !force && one_host)
+        return;
+    if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe))
+        return;                 /* several nodes, one log directory: as on one node */
 
     ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
     MPI_Comm_rank(fd->comm, &s->rank);
     s->force_remote = force;
     ADIOI_BBFS_Server_reads_begin(s, bf->hints.read_cache);
-    if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, sizeof(err)) != 0)
-        err_here = 1;
-    /* the node's server: found or started by the node's first process */
-    if (!err_here && leader
-        && ADIOI_BBFS_Server_find_node(s, bf->hints.logdir, s->node_addr, sizeof(s->node_addr), err,
-                       sizeof(err)) != 0)
-        err_here = 1;
-    /* the node's other processes get the address, or a '!' and then why
-     * there is none */
-    if (leader && err_here)
-        snprintf(s->node_addr, sizeof(s->node_addr), "!");
-    MPI_Bcast(s->node_addr, sizeof(s->node_addr), MPI_CHAR, 0, node);
-    if (s->node_addr[0] == '!') {
-        MPI_Bcast(err, sizeof(err), MPI_CHAR, 0, node);
+    /* A server serves the log directory it was started for (and finds its
+     * address file there).  Each process finds the one of its node and
+     * directory itself; the first to look starts it, under a lock the
+     * others wait on.  (A node communicator to elect one process cost more
+     * than the rest of the open across nodes.) */
+    if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, sizeof(err)) != 0
+        || ADIOI_BBFS_Server_find_node(s, bf->hints.logdir, s->node_addr, sizeof(s->node_addr),
+                                       err, sizeof(err)) != 0) {
         s->node_addr[0] = 0;
         err_here = 1;
     }
-    MPI_Comm_free(&node);
     if (named)
         snprintf(s->map_addr, sizeof(s->map_addr), "%s", named);
-    else if (peer_rank != INT_MAX) {
-        if (peer)
-            memcpy(s->map_addr, peer->map_addr, sizeof(s->map_addr));
-        MPI_Bcast(s->map_addr, sizeof(s->map_addr), MPI_CHAR, peer_rank, fd->comm);
+    else if (said.live > 0) {
+        memcpy(s->map_addr, said.map, sizeof(s->map_addr));
     } else {
-        /* another handle's map, if one is open (another communicator's, on
-         * other nodes perhaps), else rank 0's node's server */
-        memcpy(s->map_addr, live > 0 ? live_map : s->node_addr, sizeof(s->map_addr));
+        /* rank 0's node's server */
+        memcpy(s->map_addr, s->node_addr, sizeof(s->map_addr));
         MPI_Bcast(s->map_addr, sizeof(s->map_addr), MPI_CHAR, 0, fd->comm);
     }
     /* every process reaches the map's server now, so that a refusal (token)
@@ -263,8 +221,6 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     }
     s->bf = bf;
     bf->srv = s;
-    s->next_live = live;
-    live = s;
 }
 
 void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf)
@@ -273,11 +229,6 @@ void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf)
     if (!s)
         return;
     set_dirty(s, 0);
-    for (ADIOI_BBFS_Server ** pp = &live; *pp; pp = &(*pp)->next_live)
-        if (*pp == s) {
-            *pp = s->next_live;
-            break;
-        }
     ADIOI_BBFS_Server_forget(bf);
     ADIOI_BBFS_Server_reads_end(s);
     ADIOI_BBFS_FREE(s->notes);

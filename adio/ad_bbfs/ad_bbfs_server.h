@@ -19,7 +19,6 @@
 struct ADIOI_BBFS_Server {
     ADIOI_BBFS_File *bf;        /* the handle this belongs to */
     struct ADIOI_BBFS_Server *next_dirty;       /* in `dirty` while it has notes */
-    struct ADIOI_BBFS_Server *next_live;        /* in `live` while open */
     int is_dirty;
     char map_addr[256];         /* the server holding this file's map */
     char node_addr[256];        /* this node's server: where our logs are read */
@@ -54,7 +53,8 @@ struct ADIOI_BBFS_Server {
     uint64_t attaches, queries; /* messages sent (their request ids) */
 };
 
-/* This node's server address, found or started (one process per node). */
+/* This node's server for logdir: its address, found or started (under a
+ * lock: the first process to look starts it, the others find it). */
 int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr,
                                 size_t len, char *err, size_t errlen);
 /* The read side's state: a cache of cache_bytes; freed by reads_end. */

@@ -165,8 +165,9 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
     return -1;
 }
 
-/* This node's server address, found or started; one process per node
- * calls it, under a lock so that two jobs do not start two. */
+/* This node's server address, found or started; every process of a
+ * server-using open calls it, under a lock so that neither two of a job's
+ * processes nor two jobs start two. */
 int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr, size_t len,
                        char *err, size_t errlen)
 {

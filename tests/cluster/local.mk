@@ -2,13 +2,15 @@
 # machine, docs/cluster.md).  They need root, as CI has.
 
 check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir%/t_server_kill \
-	%reldir%/t_split_readers
+	%reldir%/t_split_readers %reldir%/t_peer_handles
 %canon_reldir%_t_nodes_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_nodes_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_readback_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_readback_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_split_readers_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_split_readers_LDADD = $(MPI_LIBS)
+%canon_reldir%_t_peer_handles_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_peer_handles_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_models_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver
 %canon_reldir%_t_models_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
 %canon_reldir%_t_server_kill_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver

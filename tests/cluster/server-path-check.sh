@@ -25,6 +25,10 @@
 #      node0 and readers on node1 (t_split_readers, as HDF5's testphdf5
 #      rrobjflushconf): each reader's open sees what the writers synced,
 #      under mpiio and posix.
+#      A second handle of a file, opened by node1's processes through a
+#      communicator of their own while every process holds the file open
+#      (t_peer_handles): reads through the first see the second's synced
+#      writes (the second attaches to the first's map, on node0).
 #   4. The map server killed under a running job (t_server_kill): the next
 #      sync fails on every process with a message naming bbserver, and a
 #      new open, which restarts the server, reads every block back.
@@ -42,8 +46,9 @@ ctl="$BUILDDIR/bbserver/bbsctl"
 models="$BUILDDIR/tests/cluster/t_models"
 kill_test="$BUILDDIR/tests/cluster/t_server_kill"
 split="$BUILDDIR/tests/cluster/t_split_readers"
+peer="$BUILDDIR/tests/cluster/t_peer_handles"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$ctl" "$models" "$kill_test" "$split"; do
+for f in "$ctl" "$models" "$kill_test" "$split" "$peer"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 [ -x "$BUILDDIR/mpich/bin/bbserver" ] || { echo "FAIL: no bbserver beside libmpi ($BUILDDIR/mpich/bin/bbserver; make mpich links it)"; exit 1; }
@@ -113,7 +118,7 @@ pid=$(echo "$p" | sed -n 's/.* pid \([0-9]*\).*/\1/p')
 
 # 2. two nodes, node-local logs
 "$cluster" with 2 "$work/c" env work="$work" runner="$runner" specs="$specs" ctl="$ctl" \
-    cluster="$cluster" models="$models" kill_test="$kill_test" split="$split" MPIEXEC_HOST="$MPIEXEC" bash -c '
+    cluster="$cluster" models="$models" kill_test="$kill_test" split="$split" peer="$peer" MPIEXEC_HOST="$MPIEXEC" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -145,6 +150,10 @@ for m in mpiio posix; do
         ok "2 nodes, $m: writers of one communicator on node0, readers of another on node1 see every synced step"
     else fail "2 nodes, $m: split writers and readers (see $work/split-$m.out)"; sed "s/^/  | /" "$work/split-$m.out" | tail -8; fi
 done
+if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$peer" "bbfs:$work/peer.dat" \
+    > "$work/peer.out" 2>&1 < /dev/null; then
+    ok "2 nodes: a second handle opened on node1 while all hold the file open; the first sees its synced writes"
+else fail "2 nodes: second handle (see $work/peer.out)"; sed "s/^/  | /" "$work/peer.out" | tail -8; fi
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$kill_test" "bbfs:$work/kill.dat" \
     > "$work/kill.out" 2>&1 < /dev/null; then
     ok "2 nodes, the map server killed under the job: $(grep "sync after" "$work/kill.out" | cut -c1-60)...; nothing lost"
