@@ -7,6 +7,8 @@
 # directory (so through bbserver; 3 nodes: the shorter list), but for
 # t_badlog and t_reopen, which
 # open every process's logs from process 0 to damage or count them.
+# With CLUSTER_LOCAL=disk (2 nodes), t_nodes again: node-local storage on
+# the disk, still private, and removed by down.
 # After each cluster, and after one whose command fails and one that is
 # killed, nothing of it is left: no namespace holder, no interface in this
 # network namespace, no mount.
@@ -68,6 +70,21 @@ for n in 2 3; do
     done
     check "$n nodes: nothing left after the cluster" test "$(leftovers "$work")" = "$before"
 done
+
+# Node-local storage on the disk (CLUSTER_LOCAL=disk, for benchmarks):
+# still private to each node, no longer tmpfs, and gone after down.
+CLUSTER_LOCAL=disk "$cluster" with 2 "$work/cd" sh -c '
+    "$CLUSTER_DIR/mpiexec" -n 4 "'"$t_nodes"'" 2 "$CLUSTER_DIR/local" || exit 10
+    for node in node0 node1; do
+        fs=$("'"$cluster"'" exec "$CLUSTER_DIR" $node stat -f -c %T "$CLUSTER_DIR/local")
+        [ "$fs" != tmpfs ] || { echo "$node: local is $fs"; exit 11; }
+    done' > "$work/cd.out" 2>&1
+rc=$?
+check "2 nodes, CLUSTER_LOCAL=disk: t_nodes (private node-local storage; see $work/cd.out)" \
+    test "$rc" != 10
+check "2 nodes, CLUSTER_LOCAL=disk: node-local storage is not tmpfs" test "$rc" = 0
+check "2 nodes, CLUSTER_LOCAL=disk: nothing left after the cluster" \
+    test "$(leftovers "$work")" = "$before" -a ! -e "$work/cd/.disks"
 
 # Every spec but those two again on 2 nodes, and the 3-node list on 3, each
 # node with its own logs.

@@ -17,7 +17,11 @@
 # A node is a long-lived holder process in namespaces of its own (mount,
 # UTS, IPC, network): its own host name, /etc/hosts and /etc/hostname bound
 # in its mount namespace, a private tmpfs on DIR/local (its node-local
-# storage: BBFS_LOGDIR) and on /dev/shm.  Everything else of the file system
+# storage: BBFS_LOGDIR) and on /dev/shm.  With CLUSTER_LOCAL=disk, DIR/local
+# is instead a directory of its own on the disk under DIR (DIR/.disks/nodeI,
+# bound there and hidden from the other nodes): writes to tmpfs run at half
+# the disk's page-cache speed on this VM, so benchmarks that compare with a
+# one-node run on disk use it.  Everything else of the file system
 # is shared and plays the parallel file system.  Each node has a veth
 # interface, 10.77.0.(10+i)/24, on a bridge in the head's network namespace;
 # the head (10.77.0.1) runs mpiexec.  Nothing is created in the host's own
@@ -29,7 +33,8 @@
 # (MPIR_CVAR_CH3_INTERFACE_HOSTNAME), so nemesis uses TCP between nodes and
 # shared memory within one.
 #
-# Environment: MPIEXEC (default: mpiexec in PATH).  Needs root, unshare,
+# Environment: MPIEXEC (default: mpiexec in PATH), CLUSTER_LOCAL (tmpfs, the
+# default, or disk).  Needs root, unshare,
 # nsenter and ip (util-linux, iproute2).
 set -euo pipefail
 
@@ -68,6 +73,8 @@ up() {
     [ "$n" -ge 1 ] && [ "$n" -le 200 ] || die "node count $n: 1 to 200"
     mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
     [ ! -e "$dir/nodes" ] || die "$dir holds a cluster already (cluster.sh down $dir)"
+    local storage=${CLUSTER_LOCAL:-tmpfs} local_mount
+    case $storage in tmpfs|disk) ;; *) die "CLUSTER_LOCAL=$storage: tmpfs or disk" ;; esac
     mkdir -p "$dir/local" "$dir/etc"
     echo "$n" > "$dir/nodes"
 
@@ -83,6 +90,15 @@ up() {
     for i in $(seq 0 $((n - 1))); do
         start_holder "$dir/node$i.pid"; pid=$(state "$dir" node$i.pid)
         echo "node$i" > "$dir/etc/hostname.node$i"
+        if [ "$storage" = disk ]; then
+            # bound first, then every node's directory covered by an empty
+            # tmpfs, so that this node sees its own one only
+            mkdir -p "$dir/.disks/node$i" && chmod 1777 "$dir/.disks/node$i"
+            local_mount="mount --bind '$dir/.disks/node$i' '$dir/local' &&
+                mount -t tmpfs -o ro,size=4k node$i-hide '$dir/.disks'"
+        else
+            local_mount="mount -t tmpfs -o size=4g,mode=1777 node$i-local '$dir/local'"
+        fi
         # the veth pair is made in the head and one end moved into the node
         in_ns "$head" ip link add "veth$i" type veth peer name eth0 netns "$pid"
         in_ns "$head" ip link set "veth$i" master br0 up
@@ -90,7 +106,7 @@ up() {
             ip addr add 10.77.0.$((10 + i))/24 dev eth0 && ip link set eth0 up &&
             mount --bind '$dir/etc/hosts' /etc/hosts &&
             mount --bind '$dir/etc/hostname.node$i' /etc/hostname &&
-            mount -t tmpfs -o size=4g,mode=1777 node$i-local '$dir/local' &&
+            $local_mount &&
             mount -t tmpfs -o mode=1777 node$i-shm /dev/shm"
     done
 
@@ -133,7 +149,7 @@ down() {
         for _ in $(seq 200); do [ -d "/proc/$pid" ] || break; sleep 0.01; done
         rm -f "$f"
     done
-    rm -rf "$dir/etc" "$dir/rsh" "$dir/mpiexec" "$dir/nodes"
+    rm -rf "$dir/etc" "$dir/rsh" "$dir/mpiexec" "$dir/nodes" "$dir/.disks"
     rmdir "$dir/local" 2>/dev/null || true
 }
 
