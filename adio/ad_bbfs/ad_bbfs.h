@@ -219,6 +219,9 @@ void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_manifest.c: the manifests of the file's sessions */
 int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf);
+/* The file's sessions' lock (logfs_sessions_lock), its directory made
+ * first if need be; -1 where there is none to take. */
+int ADIOI_BBFS_Manifest_lock_sessions(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_remove(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf);
 /* Collective at close: each writer's sealed epochs into process 0's manifest. */
@@ -326,6 +329,15 @@ void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf);
 const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf);
 /* The server holding the file's ownership map, "none" without one. */
 const char *ADIOI_BBFS_Server_map(const ADIOI_BBFS_File * bf);
+/* Process 0, about to publish its first manifest under the sessions' lock:
+ * take the map a live session of the file names, if it is another (two
+ * handles opened at once each chose before the other published).
+ * @return 1 if the map changed. */
+int ADIOI_BBFS_Server_adopt_live_map(ADIOI_BBFS_File * bf);
+/* After process 0 published (err: its failure): every process learns the
+ * map it published, and connects to it if process 0 adopted another
+ * (adopted, process 0's say).  Collective; an error alike everywhere. */
+int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, int adopted);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the

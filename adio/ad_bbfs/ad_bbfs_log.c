@@ -144,7 +144,7 @@ static void log_start(ADIO_File fd, int *error_code)
     struct logfs_error le;
     char name[PATH_MAX];
     const char *base = strrchr(bf->canonical, '/');
-    int rank, rc, err = MPI_SUCCESS;
+    int rank, rc, err = MPI_SUCCESS, adopted = 0;
 
     MPI_Comm_rank(fd->comm, &rank);
     if (bf->file_id == 0) {     /* restarting after a mid-session replay */
@@ -209,17 +209,27 @@ static void log_start(ADIO_File fd, int *error_code)
         for (int r = 0; r < bf->nwriters && rc == LOGFS_OK; r++)
             if ((rc = logfs_manifest_set(m, (uint32_t) r, all[r].host, all[r].path)) == LOGFS_OK)
                 rc = logfs_manifest_set_server(m, (uint32_t) r, all[r].server);
-        /* (other handles opened meanwhile use this map: ADIOI_BBFS_Server_open) */
-        if (rc == LOGFS_OK && bf->srv)
+        /* The map: other handles opened later use the one this manifest
+         * names (ADIOI_BBFS_Server_open).  Of two handles opened at once,
+         * each chose before the other published: looking for another
+         * live session's map and publishing are one step under the
+         * sessions' lock, so the second to publish adopts the first's. */
+        int lk = -1;
+        if (rc == LOGFS_OK && bf->srv) {
+            lk = ADIOI_BBFS_Manifest_lock_sessions(bf);
+            adopted = ADIOI_BBFS_Server_adopt_live_map(bf);
             rc = logfs_manifest_set_map(m, ADIOI_BBFS_Server_map(bf));
+        }
         err = rc == LOGFS_OK ? ADIOI_BBFS_Manifest_publish(bf)
             : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
                                    "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with no "
                                    ". or .. parts, and host names may not hold blanks");
+        logfs_sessions_unlock(lk);
     }
     ADIOI_BBFS_FREE(all);
     ADIOI_BBFS_FREE(packed);
-    *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+    /* (only process 0 can have failed since the gathering) */
+    *error_code = ADIOI_BBFS_Server_agree_map(fd, myname, err, adopted);
     if (*error_code == MPI_SUCCESS)
         return;
 

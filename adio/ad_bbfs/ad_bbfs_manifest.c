@@ -13,9 +13,12 @@
 #include "../../logfs/sessions.h"
 #include "../../logfs/writer.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Process 0: write bf->manifest as it stands (the first time, the session
@@ -42,6 +45,23 @@ int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
     snprintf(msg, sizeof(msg), "the manifest beside the file cannot be written (its directory "
              "must be writable and have room): %s", le.msg);
     return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+}
+
+/* (made first: the first two sessions of a file must take turns too; the
+ * last session to go removes the directory, hence the second try) */
+int ADIOI_BBFS_Manifest_lock_sessions(ADIOI_BBFS_File * bf)
+{
+    char dir[PATH_MAX];
+    int lk = -1;
+
+    if (logfs_sessions_dir(bf->canonical, dir, sizeof(dir)) != 0)
+        return -1;
+    for (int tries = 0; tries < 2 && lk < 0; tries++) {
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+            return -1;
+        lk = logfs_sessions_lock(bf->canonical);
+    }
+    return lk;
 }
 
 void ADIOI_BBFS_Manifest_remove(ADIOI_BBFS_File * bf)

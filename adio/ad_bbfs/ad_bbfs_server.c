@@ -179,6 +179,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
         s->node_addr[0] = 0;
         err_here = 1;
     }
+    s->named = named != NULL;
     if (named)
         snprintf(s->map_addr, sizeof(s->map_addr), "%s", named);
     else if (said.live > 0) {
@@ -221,6 +222,53 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     }
     s->bf = bf;
     bf->srv = s;
+}
+
+int ADIOI_BBFS_Server_adopt_live_map(ADIOI_BBFS_File * bf)
+{
+    ADIOI_BBFS_Server *s = bf->srv;
+    char map[sizeof(s->map_addr)];
+
+    if (!s || s->named || ADIOI_BBFS_Manifest_live_map(bf, map, sizeof(map)) != 1
+        || strcmp(map, s->map_addr) == 0)
+        return 0;
+    memcpy(s->map_addr, map, sizeof(map));
+    return 1;
+}
+
+int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, int adopted)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    ADIOI_BBFS_Server *s = bf->srv;
+
+    if (!s)
+        return ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+    /* (one broadcast where an agreement on errors was: only process 0
+     * can have failed here) */
+    struct {
+        int cls, adopted;
+        char map[sizeof(s->map_addr)];
+    } said = { MPI_SUCCESS, adopted, "" };
+    if (s->rank == 0) {
+        if (err != MPI_SUCCESS)
+            MPI_Error_class(err, &said.cls);
+        memcpy(said.map, s->map_addr, sizeof(said.map));
+    }
+    MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
+    if (said.cls != MPI_SUCCESS)
+        return s->rank == 0 ? err : MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
+                                                          __LINE__, said.cls, "**io",
+                                                          "bbfs: failed on another process, "
+                                                          "0 (see its error)");
+    if (!said.adopted)
+        return MPI_SUCCESS;
+    /* another handle's map, which every process reaches from now on */
+    char why[1024];
+    struct bbs_client *c;
+    memcpy(s->map_addr, said.map, sizeof(s->map_addr));
+    int mine = ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, why, sizeof(why)) == 0
+        ? MPI_SUCCESS : ADIOI_BBFS_Err_server(myname, __LINE__, why);
+    return ADIOI_BBFS_Agree_error(fd->comm, myname, mine);
 }
 
 void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf)

@@ -24,6 +24,7 @@ struct ADIOI_BBFS_Server {
     char node_addr[256];        /* this node's server: where our logs are read */
     ADIOI_BBFS_Nodes nodes;     /* token and time-out for calls to servers */
     int force_remote;
+    int named;                  /* map_addr is the one bbfs_server / BBFS_SERVER names */
     int rank;
     struct bbs_extent *notes;   /* runs logged since the last attach, in order */
     size_t nnotes, capnotes;

@@ -2,7 +2,7 @@
 # machine, docs/cluster.md).  They need root, as CI has.
 
 check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir%/t_server_kill \
-	%reldir%/t_split_readers %reldir%/t_peer_handles
+	%reldir%/t_split_readers %reldir%/t_peer_handles %reldir%/t_twin_opens
 %canon_reldir%_t_nodes_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_nodes_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_readback_CPPFLAGS = $(MPI_CPPFLAGS)
@@ -11,11 +11,13 @@ check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir
 %canon_reldir%_t_split_readers_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_peer_handles_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_peer_handles_LDADD = $(MPI_LIBS)
+%canon_reldir%_t_twin_opens_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_twin_opens_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_models_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver
 %canon_reldir%_t_models_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
 %canon_reldir%_t_server_kill_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver
 %canon_reldir%_t_server_kill_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
 TESTS += %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh %reldir%/server-check.sh \
 	%reldir%/server-path-check.sh
-EXTRA_DIST += %reldir%/cluster.sh %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh \
+EXTRA_DIST += %reldir%/off_node.h %reldir%/cluster.sh %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh \
 	%reldir%/server-check.sh %reldir%/server-path-check.sh

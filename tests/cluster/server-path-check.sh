@@ -29,6 +29,9 @@
 #      communicator of their own while every process holds the file open
 #      (t_peer_handles): reads through the first see the second's synced
 #      writes (the second attaches to the first's map, on node0).
+#      Two communicators, one per node, opening one file at the same moment
+#      (t_twin_opens, 3 rounds): each sees the other's synced writes (the
+#      second to publish its manifest adopts the first's map).
 #   4. The map server killed under a running job (t_server_kill): the next
 #      sync fails on every process with a message naming bbserver, and a
 #      new open, which restarts the server, reads every block back.
@@ -47,8 +50,9 @@ models="$BUILDDIR/tests/cluster/t_models"
 kill_test="$BUILDDIR/tests/cluster/t_server_kill"
 split="$BUILDDIR/tests/cluster/t_split_readers"
 peer="$BUILDDIR/tests/cluster/t_peer_handles"
+twins="$BUILDDIR/tests/cluster/t_twin_opens"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$ctl" "$models" "$kill_test" "$split" "$peer"; do
+for f in "$ctl" "$models" "$kill_test" "$split" "$peer" "$twins"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 [ -x "$BUILDDIR/mpich/bin/bbserver" ] || { echo "FAIL: no bbserver beside libmpi ($BUILDDIR/mpich/bin/bbserver; make mpich links it)"; exit 1; }
@@ -118,7 +122,7 @@ pid=$(echo "$p" | sed -n 's/.* pid \([0-9]*\).*/\1/p')
 
 # 2. two nodes, node-local logs
 "$cluster" with 2 "$work/c" env work="$work" runner="$runner" specs="$specs" ctl="$ctl" \
-    cluster="$cluster" models="$models" kill_test="$kill_test" split="$split" peer="$peer" MPIEXEC_HOST="$MPIEXEC" bash -c '
+    cluster="$cluster" models="$models" kill_test="$kill_test" split="$split" peer="$peer" twins="$twins" MPIEXEC_HOST="$MPIEXEC" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -154,6 +158,10 @@ if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$peer" "bbfs:$wor
     > "$work/peer.out" 2>&1 < /dev/null; then
     ok "2 nodes: a second handle opened on node1 while all hold the file open; the first sees its synced writes"
 else fail "2 nodes: second handle (see $work/peer.out)"; sed "s/^/  | /" "$work/peer.out" | tail -8; fi
+if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$twins" "bbfs:$work/twins.dat" 3 \
+    > "$work/twins.out" 2>&1 < /dev/null; then
+    ok "2 nodes: two communicators, one per node, open a file at once; each sees the other s synced writes"
+else fail "2 nodes: opens at once (see $work/twins.out)"; sed "s/^/  | /" "$work/twins.out" | tail -8; fi
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$kill_test" "bbfs:$work/kill.dat" \
     > "$work/kill.out" 2>&1 < /dev/null; then
     ok "2 nodes, the map server killed under the job: $(grep "sync after" "$work/kill.out" | cut -c1-60)...; nothing lost"
