@@ -75,6 +75,38 @@ manifest() {
           ! -path '*/.libs/*' -printf '%p %s %T@\n' | LC_ALL=C sort )
 }
 
+# open_tree NAME VERSION KEY MANIFEST_FN: root=$CACHE/NAME-VERSION-KEY, locked
+# on fd 8 for this build (one build of a tree at a time, and no test run
+# meanwhile).  Returns 0 when a tree built there still has the manifest
+# MANIFEST_FN prints (it is then published), else 1: build it, then
+# publish_tree.
+open_tree() {
+    local name=$1 version=$2 key=$3 manifest_fn=$4
+    root="$CACHE/$name-$version-$key"
+    mkdir -p "$root"
+    exec 8>"$root/.lock"
+    flock 8
+    if [ -f "$root/.built" ]; then
+        if "$manifest_fn" | cmp -s - "$root/.built"; then
+            ln -sfn "$root" "$OUTDIR/$name"
+            return 0
+        fi
+        log "$name: $root changed since it was built (test programs missing or modified): rebuilding"
+        rm -f "$root/.built"
+    fi
+    return 1
+}
+
+# publish_tree NAME MANIFEST_FN: record the built tree's manifest, publish
+# it as OUTDIR/NAME and let the lock go.
+publish_tree() {
+    local name=$1 manifest_fn=$2
+    "$manifest_fn" > "$root/.built.tmp"
+    [ -s "$root/.built.tmp" ] || { log "$name: nothing built to verify later"; exit 1; }
+    mv "$root/.built.tmp" "$root/.built"
+    ln -sfn "$root" "$OUTDIR/$name"
+}
+
 # build_lib NAME VERSION TARBALL RECIPE BOOTSTRAP CONFIG_FLAGS TEST_TARGET...
 # where CONFIG_FLAGS is the name of an array and TEST_TARGET the commands
 # (run in build/) that compile the test programs.
@@ -85,21 +117,12 @@ build_lib() {
     t0=$(now)
     key=$( { sha256sum < "$tarball" | cut -c1-64; echo "${flags[*]}"; echo "bootstrap $bootstrap";
              echo "recipe $recipe"; echo "$CC_VERSION"; echo "$MPICH_ID"; } | sha256sum | cut -c1-16)
-    root="$CACHE/$name-$version-$key"
-    mkdir -p "$root"
-    exec 8>"$root/.lock"
-    flock 8   # one build of a given tree at a time (and no test run meanwhile)
-
-    if [ -f "$root/.built" ]; then
-        # Warm: verify only.
-        if manifest "$root" "${testdirs[@]}" | cmp -s - "$root/.built"; then
-            ln -sfn "$root" "$OUTDIR/$name"
-            log "$name $version ready: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs verified, $(since "$t0") s)"
-            exec 8>&-
-            return 0
-        fi
-        log "$name: $root changed since it was built (test programs missing or modified): rebuilding"
-        rm -f "$root/.built"
+    # (sees root and testdirs: bash scopes dynamically)
+    lib_manifest() { manifest "$root" "${testdirs[@]}"; }
+    if open_tree "$name" "$version" "$key" lib_manifest; then
+        log "$name $version ready: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs verified, $(since "$t0") s)"
+        exec 8>&-
+        return 0
     fi
 
     log "cold build of $name $version in $root"
@@ -121,10 +144,7 @@ build_lib() {
     log "building $name's test programs"
     ( cd "$root/build" && "$tests_fn" ) >"$root/make-tests.log" 2>&1 \
         || { grep -E 'error|Error' "$root/make-tests.log" | head -30 >&2; log "$name: test programs failed to build, see $root/make-tests.log"; exit 1; }
-    manifest "$root" "${testdirs[@]}" > "$root/.built.tmp"
-    [ -s "$root/.built.tmp" ] || { log "$name: no test programs were built"; exit 1; }
-    mv "$root/.built.tmp" "$root/.built"
-    ln -sfn "$root" "$OUTDIR/$name"
+    publish_tree "$name" lib_manifest
     log "$name $version built: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs, $(since "$t0") s)"
     exec 8>&-
 }
@@ -171,16 +191,11 @@ build_mpi4py() {
     [ -x "$MPI4PY_PYTHON" ] || { log "mpi4py: $MPI4PY_PYTHON missing (tools/install-deps.sh installs python3, python3-venv and python3-dev)"; exit 1; }
     key=$( { echo "$MPI4PY_SHA256"; echo "recipe $MPI4PY_RECIPE"; "$MPI4PY_PYTHON" --version;
              echo "$CC_VERSION"; echo "$MPICH_ID"; } | sha256sum | cut -c1-16)
-    root="$CACHE/mpi4py-$MPI4PY_VERSION-$key"
-    mkdir -p "$root"
-    exec 8>"$root/.lock"
-    flock 8
     mpi4py_manifest() {
         ( cd "$root" && find src/test venv/lib -type f \( -name '*.so' -o -path 'src/test/*' \) \
               -printf '%p %s %T@\n' | grep -v __pycache__ | LC_ALL=C sort )
     }
-    if [ -f "$root/.built" ] && mpi4py_manifest | cmp -s - "$root/.built"; then
-        ln -sfn "$root" "$OUTDIR/mpi4py"
+    if open_tree mpi4py "$MPI4PY_VERSION" "$key" mpi4py_manifest; then
         log "mpi4py $MPI4PY_VERSION ready: $OUTDIR/mpi4py -> $root (verified, $(since "$t0") s)"
         exec 8>&-
         return 0
@@ -210,8 +225,7 @@ build_mpi4py() {
         || { tail -5 "$root/build.log" >&2; log "mpi4py: install into the venv failed, see $root/build.log"; exit 1; }
     "$root/venv/bin/python" -c 'from mpi4py import MPI; import sys; sys.exit(MPI.Get_library_version().find("MPICH") < 0)' >>"$root/build.log" 2>&1 \
         || { tail -3 "$root/build.log" >&2; log "mpi4py: the built module does not load against $MPICH_PREFIX, see $root/build.log"; exit 1; }
-    mpi4py_manifest > "$root/.built"
-    ln -sfn "$root" "$OUTDIR/mpi4py"
+    publish_tree mpi4py mpi4py_manifest
     log "mpi4py $MPI4PY_VERSION built: $OUTDIR/mpi4py -> $root ($(since "$t0") s)"
     exec 8>&-
 }
