@@ -43,12 +43,14 @@ int bbs_ucx_open(struct bbs_ucx *u, char *err, size_t errlen)
      * A read reply across 2 emulated nodes: 32 KiB in 66-71 us against
      * 225-250, 128 KiB in 145-159 us against 324-356; 8 KiB and 1 MiB as
      * before.  (Named without TCP_: UCX refuses that form here and applies
-     * this one to the transports that have the field.)  A user's
-     * UCX_TCP_TX_SEG_SIZE / UCX_TCP_RX_SEG_SIZE win. */
-    if (!getenv("UCX_TCP_TX_SEG_SIZE"))
+     * this one to the transports that have the field.)  A user who sets
+     * either size, in either form, sets both: UCX's TCP refuses a TX
+     * segment larger than the RX one. */
+    if (!getenv("UCX_TCP_TX_SEG_SIZE") && !getenv("UCX_TCP_RX_SEG_SIZE")
+        && !getenv("UCX_TX_SEG_SIZE") && !getenv("UCX_RX_SEG_SIZE")) {
         (void) ucp_config_modify(config, "TX_SEG_SIZE", "256k");
-    if (!getenv("UCX_TCP_RX_SEG_SIZE"))
         (void) ucp_config_modify(config, "RX_SEG_SIZE", "256k");
+    }
     memset(&p, 0, sizeof(p));
     p.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
     p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;

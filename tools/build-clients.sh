@@ -97,8 +97,8 @@ open_tree() {
     return 1
 }
 
-# publish_tree NAME MANIFEST_FN: record the built tree's manifest, publish
-# it as OUTDIR/NAME and let the lock go.
+# publish_tree NAME MANIFEST_FN: record the built tree's manifest and
+# publish it as OUTDIR/NAME (the caller lets the lock go).
 publish_tree() {
     local name=$1 manifest_fn=$2
     "$manifest_fn" > "$root/.built.tmp"

@@ -330,14 +330,15 @@ const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf);
 /* The server holding the file's ownership map, "none" without one. */
 const char *ADIOI_BBFS_Server_map(const ADIOI_BBFS_File * bf);
 /* Process 0, about to publish its first manifest under the sessions' lock:
- * take the map a live session of the file names, if it is another (two
- * handles opened at once each chose before the other published).
- * @return 1 if the map changed. */
-int ADIOI_BBFS_Server_adopt_live_map(ADIOI_BBFS_File * bf);
-/* After process 0 published (err: its failure): every process learns the
- * map it published, and connects to it if process 0 adopted another
- * (adopted, process 0's say).  Collective; an error alike everywhere. */
-int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, int adopted);
+ * whether a live session of the file names another map than this handle's
+ * (two handles opened at once each chose before the other published), into
+ * out.  @return 1 if one does. */
+int ADIOI_BBFS_Server_other_live_map(ADIOI_BBFS_File * bf, char *out, size_t len);
+/* After process 0 published (err: its failure; adopted: the map it
+ * published instead of this handle's, or NULL): every process learns
+ * both, and, once the publishing succeeded, takes and connects to the
+ * adopted map.  Collective; an error alike everywhere. */
+int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const char *adopted);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the

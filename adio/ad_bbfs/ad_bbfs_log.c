@@ -145,9 +145,12 @@ static void log_start(ADIO_File fd, int *error_code)
     char name[PATH_MAX];
     const char *base = strrchr(bf->canonical, '/');
     int rank, rc, err = MPI_SUCCESS, adopted = 0;
+    char other_map[256] = "";
+    /* (a restart keeps its map: handles opened since follow it) */
+    int restart = bf->file_id == 0;
 
     MPI_Comm_rank(fd->comm, &rank);
-    if (bf->file_id == 0) {     /* restarting after a mid-session replay */
+    if (restart) {              /* restarting after a mid-session replay */
         bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
         MPI_Bcast(&bf->file_id, 1, MPI_UINT64_T, 0, fd->comm);
     }
@@ -216,9 +219,11 @@ static void log_start(ADIO_File fd, int *error_code)
          * sessions' lock, so the second to publish adopts the first's. */
         int lk = -1;
         if (rc == LOGFS_OK && bf->srv) {
-            lk = ADIOI_BBFS_Manifest_lock_sessions(bf);
-            adopted = ADIOI_BBFS_Server_adopt_live_map(bf);
-            rc = logfs_manifest_set_map(m, ADIOI_BBFS_Server_map(bf));
+            if (!restart) {
+                lk = ADIOI_BBFS_Manifest_lock_sessions(bf);
+                adopted = ADIOI_BBFS_Server_other_live_map(bf, other_map, sizeof(other_map));
+            }
+            rc = logfs_manifest_set_map(m, adopted ? other_map : ADIOI_BBFS_Server_map(bf));
         }
         err = rc == LOGFS_OK ? ADIOI_BBFS_Manifest_publish(bf)
             : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
@@ -229,7 +234,7 @@ static void log_start(ADIO_File fd, int *error_code)
     ADIOI_BBFS_FREE(all);
     ADIOI_BBFS_FREE(packed);
     /* (only process 0 can have failed since the gathering) */
-    *error_code = ADIOI_BBFS_Server_agree_map(fd, myname, err, adopted);
+    *error_code = ADIOI_BBFS_Server_agree_map(fd, myname, err, adopted ? other_map : NULL);
     if (*error_code == MPI_SUCCESS)
         return;
 

@@ -123,7 +123,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
                                             "same one on every process, or on none");
         return;
     }
-    /* (a server named decides; else this open does) */
+    /* (a server named decides; else a live handle's map, or this open) */
     int own_choice = !named;
     if (one_node && !force && own_choice)
         return;                 /* one node: every process reads every log */
@@ -217,6 +217,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     int mine = err_here ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
     *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, mine);
     if (*error_code != MPI_SUCCESS) {
+        ADIOI_BBFS_Server_reads_end(s);
         ADIOI_Free(s);
         return;
     }
@@ -224,19 +225,15 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     bf->srv = s;
 }
 
-int ADIOI_BBFS_Server_adopt_live_map(ADIOI_BBFS_File * bf)
+int ADIOI_BBFS_Server_other_live_map(ADIOI_BBFS_File * bf, char *out, size_t len)
 {
-    ADIOI_BBFS_Server *s = bf->srv;
-    char map[sizeof(s->map_addr)];
+    const ADIOI_BBFS_Server *s = bf->srv;
 
-    if (!s || s->named || ADIOI_BBFS_Manifest_live_map(bf, map, sizeof(map)) != 1
-        || strcmp(map, s->map_addr) == 0)
-        return 0;
-    memcpy(s->map_addr, map, sizeof(map));
-    return 1;
+    return s && !s->named && ADIOI_BBFS_Manifest_live_map(bf, out, len) == 1
+        && strcmp(out, s->map_addr) != 0;
 }
 
-int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, int adopted)
+int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const char *adopted)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     ADIOI_BBFS_Server *s = bf->srv;
@@ -246,13 +243,14 @@ int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, int a
     /* (one broadcast where an agreement on errors was: only process 0
      * can have failed here) */
     struct {
-        int cls, adopted;
-        char map[sizeof(s->map_addr)];
-    } said = { MPI_SUCCESS, adopted, "" };
+        int cls;
+        char map[sizeof(s->map_addr)];  /* "": this handle's own stays */
+    } said = { MPI_SUCCESS, "" };
     if (s->rank == 0) {
         if (err != MPI_SUCCESS)
             MPI_Error_class(err, &said.cls);
-        memcpy(said.map, s->map_addr, sizeof(said.map));
+        if (adopted)
+            snprintf(said.map, sizeof(said.map), "%s", adopted);
     }
     MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
     if (said.cls != MPI_SUCCESS)
@@ -260,7 +258,7 @@ int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, int a
                                                           __LINE__, said.cls, "**io",
                                                           "bbfs: failed on another process, "
                                                           "0 (see its error)");
-    if (!said.adopted)
+    if (!said.map[0])
         return MPI_SUCCESS;
     /* another handle's map, which every process reaches from now on */
     char why[1024];

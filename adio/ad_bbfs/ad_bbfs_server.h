@@ -55,7 +55,7 @@ struct ADIOI_BBFS_Server {
 };
 
 /* This node's server for logdir: its address, found or started (under a
- * lock: the first process to look starts it, the others find it). */
+ * lock: the first process to find none starts it, the others find it). */
 int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr,
                                 size_t len, char *err, size_t errlen);
 /* The read side's state: a cache of cache_bytes; freed by reads_end. */

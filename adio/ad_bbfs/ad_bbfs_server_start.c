@@ -166,8 +166,8 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
 }
 
 /* This node's server address, found or started; every process of a
- * server-using open calls it, under a lock so that neither two of a job's
- * processes nor two jobs start two. */
+ * server-using open calls it.  Starting happens under the node's lock, so
+ * that neither two of a job's processes nor two jobs start two. */
 int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr, size_t len,
                        char *err, size_t errlen)
 {
@@ -183,10 +183,18 @@ int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char 
                  "(bbfs_logdir, BBFS_LOGDIR)", logdir);
         return -1;
     }
+    /* A server that answers is found under a shared lock, so a node's
+     * processes look at once; the lock is taken alone (and the server
+     * looked for again) only to start one. */
     int lfd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (lfd >= 0)
-        flock(lfd, LOCK_EX);
+        flock(lfd, LOCK_SH);
     int a = alive(s, file, addr, len, err, errlen);
+    if (a == 0) {
+        if (lfd >= 0)
+            flock(lfd, LOCK_EX);
+        a = alive(s, file, addr, len, err, errlen);
+    }
     int rc = a > 0 ? 0 : a < 0 ? -1 : start_server(s, logdir, file, addr, len, err, errlen);
     if (lfd >= 0)
         close(lfd);             /* (releases the lock) */
