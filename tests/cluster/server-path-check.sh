@@ -30,7 +30,7 @@
 #      (t_peer_handles): reads through the first see the second's synced
 #      writes (the second attaches to the first's map, on node0).
 #      Two communicators, one per node, opening one file at the same moment
-#      (t_twin_opens, 3 rounds): each sees the other's synced writes (the
+#      (t_twin_opens, 5 rounds): each sees the other's synced writes (the
 #      second to publish its manifest adopts the first's map).
 #   4. The map server killed under a running job (t_server_kill): the next
 #      sync fails on every process with a message naming bbserver, and a
@@ -158,7 +158,7 @@ if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$peer" "bbfs:$wor
     > "$work/peer.out" 2>&1 < /dev/null; then
     ok "2 nodes: a second handle opened on node1 while all hold the file open; the first sees its synced writes"
 else fail "2 nodes: second handle (see $work/peer.out)"; sed "s/^/  | /" "$work/peer.out" | tail -8; fi
-if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$twins" "bbfs:$work/twins.dat" 3 \
+if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$twins" "bbfs:$work/twins.dat" 5 \
     > "$work/twins.out" 2>&1 < /dev/null; then
     ok "2 nodes: two communicators, one per node, open a file at once; each sees the other s synced writes"
 else fail "2 nodes: opens at once (see $work/twins.out)"; sed "s/^/  | /" "$work/twins.out" | tail -8; fi
