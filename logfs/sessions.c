@@ -336,19 +336,31 @@ int logfs_session_load(const char *manifest, char **text, size_t *len, struct lo
 int logfs_sessions_lock(const char *path)
 {
     char dir[4096];
-    int fd;
+    struct stat locked, there;
 
     if (logfs_sessions_dir(path, dir, sizeof dir))
         return -1;
-    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return -1;
-    while (flock(fd, LOCK_EX) < 0) {
-        if (errno != EINTR) { /* the file system refuses: go on unlocked */
+    /* The last session to go removes the directory without the lock: the
+     * one locked must still be the one at the path, or another process may
+     * lock a new one meanwhile.  (A removal while the lock is held, before
+     * the holder's manifest lands, stays possible.) */
+    for (int tries = 0; tries < 5; tries++) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        int rc;
+        while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
+            ;
+        if (rc < 0) { /* the file system refuses: go on unlocked */
             close(fd);
             return -1;
         }
+        if (fstat(fd, &locked) == 0 && stat(dir, &there) == 0 && locked.st_dev == there.st_dev &&
+            locked.st_ino == there.st_ino)
+            return fd;
+        close(fd);
     }
-    return fd;
+    return -1;
 }
 
 void logfs_sessions_unlock(int fd)

@@ -115,8 +115,9 @@ int logfs_session_load(const char *manifest, char **text, size_t *len, struct lo
  * live and both leave their logs pending.  No system calls of other
  * processes wait on it but these decisions.
  * @return a descriptor for logfs_sessions_unlock, or -1 when there is no
- *         directory (no session) or the file system refuses the lock (then
- *         the decision is made unlocked, as before)
+ *         directory (no session), the file system refuses the lock, or the
+ *         directory kept being replaced (then the decision is made
+ *         unlocked, as before)
  */
 int logfs_sessions_lock(const char *path);
 void logfs_sessions_unlock(int fd);

@@ -81,8 +81,13 @@ int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err)
     first = all[0];
     if (first == INT_MAX || err != MPI_SUCCESS)
         return err;
-    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, all[1],
-                                "**io", "bbfs: failed on another process, %d (see its error)", first);
+    return ADIOI_BBFS_Err_elsewhere(myname, all[1], first);
+}
+
+int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank)
+{
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, err_class,
+                                "**io", "bbfs: failed on another process, %d (see its error)", rank);
 }
 
 /* A driver prefix as MPI_File_open sees one ("ufs:/a"). */

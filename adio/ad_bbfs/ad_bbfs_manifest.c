@@ -47,30 +47,21 @@ int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
     return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
 }
 
-/* (made first: the first two sessions of a file must take turns too.  The
- * last session to go removes the directory without the lock, so the
- * directory locked must be the one at the path, else another process may
- * lock a new one meanwhile: try again.  Left open: a removal while the
- * lock is held, in the moment before this session's manifest lands.) */
+/* (made first: the first two sessions of a file must take turns too; the
+ * last session to go removes the directory, hence the second try) */
 int ADIOI_BBFS_Manifest_lock_sessions(ADIOI_BBFS_File * bf)
 {
     char dir[PATH_MAX];
-    struct stat locked, there;
+    int lk = -1;
 
     if (logfs_sessions_dir(bf->canonical, dir, sizeof(dir)) != 0)
         return -1;
-    for (int tries = 0; tries < 5; tries++) {
+    for (int tries = 0; tries < 2 && lk < 0; tries++) {
         if (mkdir(dir, 0700) != 0 && errno != EEXIST)
             return -1;
-        int lk = logfs_sessions_lock(bf->canonical);
-        if (lk < 0)
-            continue;
-        if (fstat(lk, &locked) == 0 && stat(dir, &there) == 0
-            && locked.st_dev == there.st_dev && locked.st_ino == there.st_ino)
-            return lk;
-        logfs_sessions_unlock(lk);
+        lk = logfs_sessions_lock(bf->canonical);
     }
-    return -1;
+    return lk;
 }
 
 void ADIOI_BBFS_Manifest_remove(ADIOI_BBFS_File * bf)

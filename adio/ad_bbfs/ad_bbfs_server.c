@@ -254,10 +254,7 @@ int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const
     }
     MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
     if (said.cls != MPI_SUCCESS)
-        return s->rank == 0 ? err : MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname,
-                                                          __LINE__, said.cls, "**io",
-                                                          "bbfs: failed on another process, "
-                                                          "0 (see its error)");
+        return s->rank == 0 ? err : ADIOI_BBFS_Err_elsewhere(myname, said.cls, 0);
     if (!said.map[0])
         return MPI_SUCCESS;
     /* another handle's map, which every process reaches from now on */
