@@ -44,7 +44,8 @@ static void usage(FILE *f)
             "  query FILE [START END]     owners of [START, END) (default: the whole file)\n"
             "  attach FILE SESSION RANK NODE DATALOG OFF LEN POS [COUNT STRIDE]\n"
             "  detach FILE SESSION RANK START END\n"
-            "  replayed FILE              forget FILE's map (its logs were replayed)\n"
+            "  replayed FILE [SESSION...] forget the sessions' bytes in FILE's map (their\n"
+            "                             logs were replayed); with none, the whole map\n"
             "  read PATH OFF LEN          LEN bytes of a log on the server's node, to stdout\n"
             "  export METALOG [salvage]   the metalog's sealed length (and what salvage lost)\n"
             "  remove METALOG             remove a writer's log files (after a replay)\n"
@@ -131,8 +132,12 @@ int main(int argc, char **argv)
     /* Check the arguments before connecting. */
     if (!strcmp(cmd, "ping"))
         need(argc, 1, cmd);
-    else if (!strcmp(cmd, "stat") || !strcmp(cmd, "replayed"))
+    else if (!strcmp(cmd, "stat"))
         need(argc, 2, cmd);
+    else if (!strcmp(cmd, "replayed")) {
+        if (argc < 2)
+            need(argc, 2, cmd);
+    }
     else if (!strcmp(cmd, "query")) {
         if (argc != 2)
             need(argc, 4, cmd);
@@ -168,8 +173,14 @@ int main(int argc, char **argv)
         enc = bbs_enc_ping(&b, id, token);
     else if (!strcmp(cmd, "stat"))
         enc = bbs_enc_stat(&b, id, token, argv[1]);
-    else if (!strcmp(cmd, "replayed"))
-        enc = bbs_enc_replayed(&b, id, token, argv[1]);
+    else if (!strcmp(cmd, "replayed")) {
+        uint32_t n = (uint32_t) (argc - 2);
+        uint64_t *sessions = calloc(n ? n : 1, sizeof(*sessions));
+        for (uint32_t i = 0; sessions && i < n; i++)
+            sessions[i] = num(argv[2 + i]);
+        enc = sessions ? bbs_enc_replayed(&b, id, token, argv[1], sessions, n) : -1;
+        free(sessions);
+    }
     else if (!strcmp(cmd, "query"))
         enc = bbs_enc_query(&b, id, token, argv[1], argc == 4 ? num(argv[2]) : 0,
                             argc == 4 ? num(argv[3]) : UINT64_MAX);

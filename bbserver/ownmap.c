@@ -444,6 +444,51 @@ int bbs_own_drop(struct bbs_ownmap *m, const char *file)
     return BBS_ENOFILE;
 }
 
+struct keep_arg {
+    const struct file *f;
+    const uint64_t *sessions;
+    size_t n;
+    struct logfs_rangemap *out;
+};
+
+static int keep_unreplayed(void *arg, const struct logfs_range *r, int is_hole)
+{
+    struct keep_arg *a = arg;
+    (void) is_hole;             /* a walk has none */
+    uint64_t session = a->f->writers[r->owner].w.session;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->sessions[i] == session)
+            return 0;
+    return logfs_rangemap_insert(a->out, r->start, r->end, r->owner, r->pos) != LOGFS_OK;
+}
+
+int bbs_own_replayed(struct bbs_ownmap *m, const char *file, const uint64_t *sessions,
+                     size_t n)
+{
+    struct file *f = find(m, file);
+    if (!f)
+        return BBS_ENOFILE;
+    if (n == 0)
+        return bbs_own_drop(m, file);
+    /* the walk sees who owns each byte after every attach so far, so a
+     * replayed session's bytes that a live one overwrote stay the live
+     * one's, and the live one's that the replayed one overwrote go */
+    struct keep_arg a = { f, sessions, n, NULL };
+    if (settle(f) != BBS_OK || logfs_rangemap_create(&a.out) != LOGFS_OK)
+        return BBS_ENOMEM;
+    if (logfs_rangemap_walk(f->map, keep_unreplayed, &a) != 0) {
+        logfs_rangemap_destroy(a.out);
+        return BBS_ENOMEM;
+    }
+    if (logfs_rangemap_count(a.out) == 0) {
+        logfs_rangemap_destroy(a.out);
+        return bbs_own_drop(m, file);
+    }
+    logfs_rangemap_destroy(f->map);
+    f->map = a.out;
+    return BBS_OK;
+}
+
 uint64_t bbs_own_nfiles(const struct bbs_ownmap *m)
 {
     return __atomic_load_n(&m->nfiles, __ATOMIC_RELAXED);       /* (PING, any thread) */

@@ -68,6 +68,14 @@ int bbs_own_stat(const struct bbs_ownmap *m, const char *file, uint64_t *size,
 /* Drop a file (its logs were replayed).  @return BBS_OK or BBS_ENOFILE. */
 int bbs_own_drop(struct bbs_ownmap *m, const char *file);
 
+/* The n sessions' logs were replayed: forget the bytes their writers own
+ * now (bytes a later attach of another session took stay that one's), and
+ * the file once nothing is left.  The size stays: the file is at least as
+ * long now.  n = 0 drops the file.
+ * @return BBS_OK, BBS_ENOFILE, BBS_ENOMEM (the map is then unchanged). */
+int bbs_own_replayed(struct bbs_ownmap *m, const char *file, const uint64_t *sessions,
+                     size_t n);
+
 /* Files held. */
 uint64_t bbs_own_nfiles(const struct bbs_ownmap *m);
 

@@ -199,10 +199,14 @@ int bbs_enc_stat(struct bbs_buf *b, uint64_t id, const uint8_t *token, const cha
     return done(b);
 }
 
-int bbs_enc_replayed(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file)
+int bbs_enc_replayed(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
+                     const uint64_t *sessions, uint32_t n)
 {
     put_request(b, BBS_REPLAYED, id, token);
     put_str(b, file);
+    put32(b, n);
+    for (uint32_t i = 0; i < n; i++)
+        put64(b, sessions[i]);
     return done(b);
 }
 
@@ -543,8 +547,19 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
         check_range(&c, r->start, r->end, "the detached range");
         break;
     case BBS_STAT:
+        r->file = get_str(&c, "the file name", BBS_MAX_PATH, 0);
+        break;
     case BBS_REPLAYED:
         r->file = get_str(&c, "the file name", BBS_MAX_PATH, 0);
+        r->nsessions = get32(&c, "the session count");
+        if (c.failed)
+            break;
+        if (r->nsessions > BBS_MAX_SESSIONS) {
+            fail(&c, "%u sessions; a replayed message names at most %u", r->nsessions,
+                 BBS_MAX_SESSIONS);
+            break;
+        }
+        r->sessions = take(&c, (size_t) r->nsessions * 8, "the sessions");
         break;
     case BBS_READ: {
         r->path = get_str(&c, "the datalog path", BBS_MAX_PATH, 0);
@@ -680,6 +695,11 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
     }
     check_end(&c);
     return c.failed ? BBS_EMSG : BBS_OK;
+}
+
+uint64_t bbs_session(const struct bbs_request *r, uint32_t i)
+{
+    return logfs_get64(r->sessions + (size_t) i * 8);
 }
 
 void bbs_record(const struct bbs_request *r, uint32_t i, struct bbs_extent *e)

@@ -26,7 +26,8 @@ extern "C" {
 #endif
 
 #define BBS_MAGIC 0x31534242u   /* "BBS1" */
-#define BBS_VERSION 2       /* 2: query replies carry strided records */
+#define BBS_VERSION 3       /* 2: query replies carry strided records;
+                             * 3: REPLAYED names the sessions replayed */
 #define BBS_ATTACH_SINCE 1  /* the oldest version whose ATTACH has this one's layout */
 #define BBS_TOKEN_LEN 32
 /* Limits a server enforces on one message (a client splits above them). */
@@ -37,6 +38,7 @@ extern "C" {
 #endif
 #define BBS_MAX_READ (64u << 20)        /* bytes in one read reply */
 #define BBS_MAX_QUERY_PIECES (1u << 20) /* blocks one query reply's records hold */
+#define BBS_MAX_SESSIONS (1u << 16)     /* sessions one REPLAYED names */
 #define BBS_MAX_MSG (BBS_MAX_READ + 4096)
 
 /* X(name, description): the status a reply carries. */
@@ -71,7 +73,7 @@ enum bbs_op {
     BBS_QUERY,      /* owners of [start, end) of a file -> writers and pieces */
     BBS_DETACH,     /* forget a writer's extents in [start, end) */
     BBS_STAT,       /* a file's size (end of the last attached byte) */
-    BBS_REPLAYED,   /* the file's logs went to the canonical file: drop its map */
+    BBS_REPLAYED,   /* sessions' logs went to the canonical file: drop their bytes */
     BBS_READ,       /* bytes of a datalog on the server's node */
     BBS_EXPORT,     /* a metalog's sealed part, for a replay on other nodes */
     BBS_REMOVE,     /* remove a replayed (or deleted) writer's log files */
@@ -120,6 +122,8 @@ struct bbs_request {
     uint32_t nrecords;          /* ATTACH (0 when it only grows the file) */
     const uint8_t *records;     /* ATTACH: read them with bbs_record() */
     uint64_t npieces;           /* ATTACH: what the records expand to */
+    uint32_t nsessions;         /* REPLAYED (0: every session of the file) */
+    const uint8_t *sessions;    /* REPLAYED: read them with bbs_session() */
     const char *path;           /* READ: the datalog; EXPORT, REMOVE: the metalog */
     uint8_t salvage;            /* EXPORT: end at damage instead of failing */
 };
@@ -182,7 +186,10 @@ int bbs_enc_query(struct bbs_buf *b, uint64_t id, const uint8_t *token, const ch
 int bbs_enc_detach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
                    const struct bbs_writer *w, uint64_t start, uint64_t end);
 int bbs_enc_stat(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file);
-int bbs_enc_replayed(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file);
+/* REPLAYED: the n sessions (0 to BBS_MAX_SESSIONS) are in the canonical
+ * file now; n = 0 names every session of the file. */
+int bbs_enc_replayed(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
+                     const uint64_t *sessions, uint32_t n);
 int bbs_enc_read(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *path,
                  uint64_t off, uint64_t len);
 int bbs_enc_export(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *metalog,
@@ -215,6 +222,8 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
                     size_t errlen);
 int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, size_t errlen);
 
+/* Session i of a decoded REPLAYED (i < nsessions). */
+uint64_t bbs_session(const struct bbs_request *r, uint32_t i);
 /* Record i of a decoded attach (i < nrecords; checked by the decoder). */
 void bbs_record(const struct bbs_request *r, uint32_t i, struct bbs_extent *e);
 /* A decoded query reply's writers, all nwriters of them, into w[]. */

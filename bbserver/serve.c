@@ -220,6 +220,22 @@ static int serve_attach(struct bbs_ownmap *m, const struct bbs_request *r, struc
                          st == BBS_OK ? NULL : "attach: the server ran out of memory");
 }
 
+static int serve_replayed(struct bbs_ownmap *m, const struct bbs_request *r,
+                          struct bbs_buf *out)
+{
+    uint64_t *sessions = r->nsessions ? malloc(r->nsessions * sizeof(*sessions)) : NULL;
+    int st = r->nsessions && !sessions ? BBS_ENOMEM : BBS_OK;
+    for (uint32_t i = 0; i < r->nsessions && st == BBS_OK; i++)
+        sessions[i] = bbs_session(r, i);
+    if (st == BBS_OK)
+        st = bbs_own_replayed(m, r->file, sessions, r->nsessions);
+    if (st == BBS_ENOFILE)
+        st = BBS_OK;            /* nothing to forget */
+    free(sessions);
+    return bbs_rep_begin(out, r->op, r->id, (uint16_t) st,
+                         st == BBS_OK ? NULL : "replayed: the server ran out of memory");
+}
+
 int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
               struct bbs_stats *stats, const void *msg, size_t len, struct bbs_buf *out)
 {
@@ -267,8 +283,7 @@ int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
         return bbs_rep_stat(out, size, nranges, nw);
     }
     case BBS_REPLAYED:
-        bbs_own_drop(m, r.file);
-        return bbs_rep_begin(out, r.op, r.id, BBS_OK, NULL);
+        return serve_replayed(m, &r, out);
     case BBS_READ:
         return serve_read(conf, &r, out);
     case BBS_EXPORT:

@@ -66,6 +66,8 @@ typedef struct ADIOI_BBFS_File {
     struct logfs_writer *writer;
     int log_writes;             /* this handle logs (not RDONLY, not a side file) */
     int write_through;          /* atomic mode: writes go straight to the lower file */
+    int atomic_logged;          /* atomic mode beside another live handle: logged under
+                                 * posix consistency; the model before, plus 1 */
     uint64_t file_id;           /* in every metalog header and the manifest */
     int nwriters;               /* processes that opened the file */
     char **metalogs;            /* metalog path of every writer, by rank */
@@ -74,7 +76,9 @@ typedef struct ADIOI_BBFS_File {
     struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */
     struct logfs_session session;       /* rank 0: the manifest, held while the logs live */
     int others_live;            /* other handles' sessions live at the last look (or open) */
-    int open_replayed;          /* this open replayed pending sessions into the file */
+    uint64_t *replayed;         /* process 0: sessions (file ids) replayed that the
+                                 * map may still hold (ADIOI_BBFS_Server_replayed) */
+    int nreplayed;
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */
@@ -323,6 +327,8 @@ int ADIOI_BBFS_Server_is_own(const ADIOI_BBFS_File * bf, int writer);
 int ADIOI_BBFS_Server_read(ADIOI_BBFS_File * bf, int writer, uint64_t pos, void *buf,
                            size_t len);
 int ADIOI_BBFS_Server_flush(ADIOI_BBFS_File * bf, int discard);
+/* Process 0: the map forgets the sessions replayed since the last call
+ * (bf->replayed), and the list empties. */
 void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf);
 /* This node's server, which serves the handle's logs to other nodes ("":
  * the handle uses none). */

@@ -34,6 +34,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     }
     if (bf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&bf->open_info);
+    ADIOI_BBFS_FREE(bf->replayed);
     ADIOI_BBFS_FREE(bf->canonical);
     ADIOI_BBFS_FREE(bf);
     fd->fs_ptr = NULL;

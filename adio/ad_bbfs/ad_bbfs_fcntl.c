@@ -3,7 +3,12 @@
  *
  * Atomic mode: bbfs keeps exact MPI semantics by not logging.  Turning it
  * on replays what is pending into the canonical file and writes go through
- * the lower driver (with its locks) until it is turned off again.
+ * the lower driver (with its locks) until it is turned off again.  While
+ * another handle of the file has a live session, the logs stay instead and
+ * the handle runs under posix consistency (each write visible to every
+ * process when it returns, reads look first): that handle's older synced
+ * writes, replayed at its close, would otherwise land over newer ones that
+ * went to the canonical file.
  *
  * set_size: growing the file past every byte any process has written (or
  * that is synced, or in the canonical file) discards nothing, so it is
@@ -15,6 +20,33 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 
+/* Atomic mode on (see the top).  Collective. */
+static void atomic_on(ADIO_File fd, int *error_code)
+{
+    static char myname[] = "ADIOI_BBFS_SET_ATOMICITY";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int rank, live = 0, err = MPI_SUCCESS;
+
+    if (bf->metalogs) {
+        char map[256];
+        MPI_Comm_rank(fd->comm, &rank);
+        if (rank == 0)
+            live = ADIOI_BBFS_Manifest_live_map(bf, map, sizeof(map)) >= 0;
+        MPI_Bcast(&live, 1, MPI_INT, 0, fd->comm);
+    }
+    if (live) {
+        /* what was written so far becomes visible now, as the replay
+         * would make it, and every later write at once */
+        ADIOI_BBFS_Log_sync(fd, &err);
+        *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+        bf->atomic_logged = bf->hints.consistency + 1;
+        bf->hints.consistency = ADIOI_BBFS_CONSISTENCY_POSIX;
+        return;
+    }
+    bf->write_through = 1;
+    ADIOI_BBFS_Log_flush_to_canonical(fd, error_code);
+}
+
 void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -25,9 +57,11 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
     }
     if (flag == ADIO_FCNTL_SET_ATOMICITY && bf->log_writes) {
         /* collective: every process of the file calls set_atomicity */
-        if (fcntl_struct->atomicity && !bf->write_through) {
-            bf->write_through = 1;
-            ADIOI_BBFS_Log_flush_to_canonical(fd, error_code);
+        if (fcntl_struct->atomicity && !bf->write_through && !bf->atomic_logged)
+            atomic_on(fd, error_code);
+        else if (!fcntl_struct->atomicity && bf->atomic_logged) {
+            bf->hints.consistency = bf->atomic_logged - 1;
+            bf->atomic_logged = 0;
         } else if (!fcntl_struct->atomicity && bf->write_through) {
             bf->write_through = 0;
             ADIOI_BBFS_Log_open(fd, error_code);

@@ -47,6 +47,7 @@ static void free_private(ADIO_File fd)
     ADIOI_BBFS_Server_close(bf);
     if (bf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&bf->open_info);
+    ADIOI_BBFS_FREE(bf->replayed);
     ADIOI_BBFS_FREE(bf->canonical);
     ADIOI_BBFS_FREE(bf);
     fd->fs_ptr = NULL;

@@ -348,6 +348,21 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
         remove_manifests(bf, p, with_own);
 }
 
+/* Process 0: the sessions whose logs are gone now, for the map's server
+ * (whose map may hold them: a twin handle's attaches stay). */
+static void note_replayed(ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
+                          const struct logfs_manifest *m, int with_own)
+{
+    int n = bf->nreplayed + p->n + (with_own ? 1 : 0);
+    if (n == bf->nreplayed)
+        return;
+    bf->replayed = ADIOI_Realloc(bf->replayed, n * sizeof(*bf->replayed));
+    for (int i = 0; i < p->n; i++)
+        bf->replayed[bf->nreplayed++] = m[i].file_id;
+    if (with_own)
+        bf->replayed[bf->nreplayed++] = bf->file_id;
+}
+
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
                               int keep)
 {
@@ -395,8 +410,11 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
                                  &bf->hints, bf->hints.timing ? &bf->times : NULL)
         : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
-    if (err == MPI_SUCCESS && !keep)
+    if (err == MPI_SUCCESS && !keep) {
         remove_replayed(fd, p, m, with_own);
+        if (rank == 0)
+            note_replayed(bf, p, m, with_own);
+    }
     for (int i = 0; i < p->n; i++)
         logfs_manifest_free(&m[i]);
     ADIOI_Free(m);
@@ -468,7 +486,6 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         return;
     }
     *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 0);
-    bf->open_replayed = *error_code == MPI_SUCCESS;
     int close_err;
     MPI_File h = lo;
     ADIO_Close(lo, &close_err);

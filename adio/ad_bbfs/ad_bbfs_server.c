@@ -82,6 +82,30 @@ static int job_on_several_nodes(void)
     return nodes && atoi(nodes) > 1;
 }
 
+/* Process 0: tell the map's server which sessions were replayed, and
+ * forget them.  @return 0, or -1 with why in err. */
+static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err, size_t len)
+{
+    struct bbs_buf b = { 0 };
+    struct bbs_reply r;
+    int rc = 0;
+    for (int at = 0; at < bf->nreplayed && rc == 0; at += BBS_MAX_SESSIONS) {
+        uint32_t n = (uint32_t) (bf->nreplayed - at);
+        if (n > BBS_MAX_SESSIONS)
+            n = BBS_MAX_SESSIONS;
+        if (bbs_enc_replayed(&b, 0, s->nodes.token, bf->canonical, bf->replayed + at, n) != 0) {
+            snprintf(err, len, "out of memory");
+            rc = -1;
+        } else
+            rc = ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, &b, &r, err, len);
+    }
+    bbs_buf_free(&b);
+    ADIOI_BBFS_FREE(bf->replayed);
+    bf->replayed = NULL;
+    bf->nreplayed = 0;
+    return rc;
+}
+
 void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_SERVER_OPEN";
@@ -204,16 +228,9 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     if (!err_here && ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, sizeof(err)) != 0)
         err_here = 1;
     /* The sessions this open replayed may still be in the map, naming
-     * logs that are gone now: the map forgets them before anyone asks
-     * (no other handle is open, or the open would not have replayed). */
-    if (!err_here && bf->open_replayed && s->rank == 0) {
-        struct bbs_buf b = { 0 };
-        struct bbs_reply r;
-        if (bbs_enc_replayed(&b, 0, s->nodes.token, bf->canonical) != 0
-            || ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, &b, &r, err, sizeof(err)) != 0)
-            err_here = 1;
-        bbs_buf_free(&b);
-    }
+     * logs that are gone now: the map forgets them before anyone asks. */
+    if (!err_here && bf->nreplayed && s->rank == 0 && tell_replayed(s, bf, err, sizeof(err)))
+        err_here = 1;
     int mine = err_here ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
     *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, mine);
     if (*error_code != MPI_SUCCESS) {
@@ -544,17 +561,11 @@ const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf)
 void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf)
 {
     ADIOI_BBFS_Server *s = bf->srv;
-    struct bbs_buf b = { 0 };
-    struct bbs_reply r;
     char err[1024];
-    if (!s || s->rank != 0)
-        return;
-    /* The canonical file holds everything now; a failure only leaves a map
-     * that the next replay's message drops (reads then find no log and
-     * report it), so it is reported, not fatal. */
-    if (bbs_enc_replayed(&b, 0, s->nodes.token, bf->canonical) == 0
-        && ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, &b, &r, err, sizeof(err)) != 0)
+    /* The canonical file holds those sessions now; a failure only leaves
+     * entries naming logs that are gone (reads then report the missing
+     * log), so it is reported, not fatal. */
+    if (s && s->rank == 0 && bf->nreplayed && tell_replayed(s, bf, err, sizeof(err)))
         fprintf(stderr, "bbfs: %s: could not tell bbserver the logs were replayed: %s\n",
                 bf->canonical, err);
-    bbs_buf_free(&b);
 }

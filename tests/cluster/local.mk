@@ -2,7 +2,8 @@
 # machine, docs/cluster.md).  They need root, as CI has.
 
 check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir%/t_server_kill \
-	%reldir%/t_split_readers %reldir%/t_peer_handles %reldir%/t_twin_opens
+	%reldir%/t_split_readers %reldir%/t_peer_handles %reldir%/t_twin_opens \
+	%reldir%/t_twin_replay
 %canon_reldir%_t_nodes_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_nodes_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_readback_CPPFLAGS = $(MPI_CPPFLAGS)
@@ -13,6 +14,8 @@ check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir
 %canon_reldir%_t_peer_handles_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_twin_opens_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_twin_opens_LDADD = $(MPI_LIBS)
+%canon_reldir%_t_twin_replay_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_twin_replay_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_models_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver
 %canon_reldir%_t_models_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
 %canon_reldir%_t_server_kill_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver

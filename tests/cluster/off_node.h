@@ -1,4 +1,5 @@
-/* For the cluster tests: which processes run on another node than rank 0. */
+/* For the cluster tests: which processes run on another node than rank 0,
+ * and the error and block checks they share. */
 #ifndef TESTS_CLUSTER_OFF_NODE_H
 #define TESTS_CLUSTER_OFF_NODE_H
 
@@ -32,6 +33,40 @@ static int *off_rank0_node(void)
     }
     free(hosts);
     return off;
+}
+
+/* 1 (the error printed, with the process and what failed) unless err is
+ * MPI_SUCCESS. */
+static int cluster_failed(int err, const char *what)
+{
+    if (err == MPI_SUCCESS)
+        return 0;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len, rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Error_string(err, msg, &len);
+    fprintf(stderr, "FAIL [rank %d]: %s: %s\n", rank, what, msg);
+    return 1;
+}
+
+/* Read len bytes at off through fh: 1 (the first difference printed) if
+ * they are not want's. */
+static int cluster_expect(MPI_File fh, long long off, const unsigned char *want, int len,
+                          const char *when)
+{
+    unsigned char *got = calloc((size_t) len, 1);
+    int bad = cluster_failed(MPI_File_read_at(fh, off, got, len, MPI_BYTE, MPI_STATUS_IGNORE),
+                             when);
+    for (int i = 0; i < len && !bad; i++)
+        if (got[i] != want[i]) {
+            int rank;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            fprintf(stderr, "FAIL [rank %d]: %s: byte %lld is %d, want %d\n", rank, when,
+                    off + i, got[i], want[i]);
+            bad = 1;
+        }
+    free(got);
+    return bad;
 }
 
 #endif

@@ -11,6 +11,8 @@
 #      that cannot be run, or a server named on some processes only fails
 #      the open on every process with a message that says so, without a
 #      hang.
+#      Atomic mode and a truncation on one handle beside another of the
+#      file (t_twin_replay halves), with and without the server.
 #   2. Two emulated nodes, each with its own log directory (no process can
 #      open another node's logs): the MSC tests (t_consistency: the four
 #      synchronization constructs, writer and reader on different nodes),
@@ -32,6 +34,11 @@
 #      Two communicators, one per node, opening one file at the same moment
 #      (t_twin_opens, 5 rounds): each sees the other's synced writes (the
 #      second to publish its manifest adopts the first's map).
+#      Atomic mode, and a truncation, on one handle while a second handle
+#      of the file is open on the other node (t_twin_replay): both still
+#      see the second's synced writes (atomic mode keeps the logs; the
+#      truncation's replay makes the map forget its own sessions only), and
+#      a write made after the second's sync stays over it in the file.
 #   4. The map server killed under a running job (t_server_kill): the next
 #      sync fails on every process with a message naming bbserver, and a
 #      new open, which restarts the server, reads every block back.
@@ -51,8 +58,9 @@ kill_test="$BUILDDIR/tests/cluster/t_server_kill"
 split="$BUILDDIR/tests/cluster/t_split_readers"
 peer="$BUILDDIR/tests/cluster/t_peer_handles"
 twins="$BUILDDIR/tests/cluster/t_twin_opens"
+twin_replay="$BUILDDIR/tests/cluster/t_twin_replay"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$ctl" "$models" "$kill_test" "$split" "$peer" "$twins"; do
+for f in "$ctl" "$models" "$kill_test" "$split" "$peer" "$twins" "$twin_replay"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 [ -x "$BUILDDIR/mpich/bin/bbserver" ] || { echo "FAIL: no bbserver beside libmpi ($BUILDDIR/mpich/bin/bbserver; make mpich links it)"; exit 1; }
@@ -70,6 +78,15 @@ for s in t_consistency t_epochs t_vector t_views t_collorder t_handle_order t_no
         "$runner" "$specs/$s.mpi" > "$work/$s.out" 2>&1; then
         ok "one node, forced remote: $s equals ufs:"
     else fail "one node, forced remote: $s (see $work/$s.out)"; sed 's/^/  | /' "$work/$s.out" | tail -5; fi
+done
+for m in atomic shrink; do
+    for remote in 0 1; do
+        if BBFS_FORCE_REMOTE=$remote BBFS_LOGDIR="$work/logs" $MPIEXEC -n 4 "$twin_replay" \
+            "bbfs:$work/twin-$m-$remote.dat" $m halves > "$work/twin-$m-$remote.out" 2>&1; then
+            ok "one node, forced remote $remote: $(head -1 "$work/twin-$m-$remote.out" | cut -c5-)"
+        else fail "one node, forced remote $remote: $m beside another handle (see $work/twin-$m-$remote.out)"
+             sed 's/^/  | /' "$work/twin-$m-$remote.out" | tail -5; fi
+    done
 done
 addr=$(cat "$work/logs"/.bbserver.*.addr 2>/dev/null | head -1)
 p=$("$ctl" -S "$addr" ping 2>&1)
@@ -122,7 +139,7 @@ pid=$(echo "$p" | sed -n 's/.* pid \([0-9]*\).*/\1/p')
 
 # 2. two nodes, node-local logs
 "$cluster" with 2 "$work/c" env work="$work" runner="$runner" specs="$specs" ctl="$ctl" \
-    cluster="$cluster" models="$models" kill_test="$kill_test" split="$split" peer="$peer" twins="$twins" MPIEXEC_HOST="$MPIEXEC" bash -c '
+    cluster="$cluster" models="$models" kill_test="$kill_test" split="$split" peer="$peer" twins="$twins" twin_replay="$twin_replay" MPIEXEC_HOST="$MPIEXEC" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -162,6 +179,12 @@ if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$twins" "bbfs:$wo
     > "$work/twins.out" 2>&1 < /dev/null; then
     ok "2 nodes: two communicators, one per node, open a file at once; each sees the other s synced writes"
 else fail "2 nodes: opens at once (see $work/twins.out)"; sed "s/^/  | /" "$work/twins.out" | tail -8; fi
+for m in atomic shrink; do
+    if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$twin_replay" \
+        "bbfs:$work/twin-$m.dat" $m > "$work/twin-$m.out" 2>&1 < /dev/null; then
+        ok "2 nodes: $(head -1 "$work/twin-$m.out" | cut -c5-); the other s synced writes stay visible and in order"
+    else fail "2 nodes: $m beside another handle (see $work/twin-$m.out)"; sed "s/^/  | /" "$work/twin-$m.out" | tail -8; fi
+done
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$kill_test" "bbfs:$work/kill.dat" \
     > "$work/kill.out" 2>&1 < /dev/null; then
     ok "2 nodes, the map server killed under the job: $(grep "sync after" "$work/kill.out" | cut -c1-60)...; nothing lost"

@@ -22,6 +22,7 @@ int main(int argc, char **argv)
     struct bbs_buf b = { 0 };
     struct bbs_writer w = { 3, 1, "node1:4000", "/tmp/f.bbfs.1.datalog" };
     struct bbs_extent e[2] = { { 0, 8, 100, 32, 0 }, { 4096, 512, 1, 0, 800 } };
+    uint64_t sessions[2] = { 3, 7 };
     struct bbs_piece p[2] = { { { 0, 8, 100, 32, 0 }, 0 }, { { 8, 16, 1, 16, 800 }, 0 } };
     if (argc != 2) {
         fprintf(stderr, "usage: make-bbs-seeds DIR\n");
@@ -35,7 +36,8 @@ int main(int argc, char **argv)
     bbs_enc_query(&b, 3, tok, "/pfs/a", 0, 1 << 20), put(argv[1], "query", &b);
     bbs_enc_detach(&b, 4, tok, "/pfs/a", &w, 0, 64), put(argv[1], "detach", &b);
     bbs_enc_stat(&b, 5, tok, "/pfs/a"), put(argv[1], "stat", &b);
-    bbs_enc_replayed(&b, 6, tok, "/pfs/a"), put(argv[1], "replayed", &b);
+    bbs_enc_replayed(&b, 6, tok, "/pfs/a", NULL, 0), put(argv[1], "replayed", &b);
+    bbs_enc_replayed(&b, 6, tok, "/pfs/a", sessions, 2), put(argv[1], "replayed-sessions", &b);
     bbs_enc_read(&b, 7, tok, "/tmp/f.bbfs.1.datalog", 0, 64), put(argv[1], "read", &b);
     bbs_enc_export(&b, 8, tok, "/tmp/f.bbfs.1.metalog", 1), put(argv[1], "export", &b);
     bbs_enc_remove(&b, 9, tok, "/tmp/f.bbfs.1.metalog"), put(argv[1], "remove", &b);

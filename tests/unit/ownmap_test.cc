@@ -251,6 +251,42 @@ TEST_F(OwnMap, StatAndDrop)
     EXPECT_EQ(0u, bbs_own_nfiles(m));
 }
 
+TEST_F(OwnMap, ReplayedForgetsTheSessionsBytesAndKeepsTheOthers)
+{
+    // session 1 (replayed) and session 2 (a twin handle, still open);
+    // what the last attach of each byte made stays decided by that order
+    bbs_writer a = W(0, 1), b = W(1, 2);
+    bbs_extent e1{0, 100, 1, 0, 0}, e2{50, 100, 1, 0, 0}, e3{120, 8, 4, 16, 200};
+    ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/f", &a, &e1, 1));
+    ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/f", &b, &e2, 1));
+    ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/f", &a, &e3, 1));        // over b's, later
+    ASSERT_EQ(BBS_OK, bbs_own_grow(m, "/f", 4096));
+    EXPECT_EQ("[0-49:0@0][50-119:1@0][120-127:0@200][128-135:1@78][136-143:0@208]"
+              "[144-149:1@94][152-159:0@216][168-175:0@224]", Print());
+    const uint64_t one = 1;
+    ASSERT_EQ(BBS_OK, bbs_own_replayed(m, "/f", &one, 1));
+    // a's bytes are in the file now; b's older ones under them must not
+    // come back, b's newer ones stay
+    EXPECT_EQ("[50-119:1@0][128-135:1@78][144-149:1@94]", Print());
+    EXPECT_EQ(4096u, bbs_own_size(m, "/f"));
+    // a session the map never saw changes nothing
+    const uint64_t other = 9;
+    ASSERT_EQ(BBS_OK, bbs_own_replayed(m, "/f", &other, 1));
+    EXPECT_EQ("[50-119:1@0][128-135:1@78][144-149:1@94]", Print());
+    // and when the last session goes, so does the file
+    const uint64_t two = 2;
+    ASSERT_EQ(BBS_OK, bbs_own_replayed(m, "/f", &two, 1));
+    EXPECT_EQ(0u, bbs_own_nfiles(m));
+    EXPECT_EQ(BBS_ENOFILE, bbs_own_replayed(m, "/f", &two, 1));
+}
+
+TEST_F(OwnMap, ReplayedWithNoSessionDropsTheFile)
+{
+    Attach(0, 0, 8, 0);
+    ASSERT_EQ(BBS_OK, bbs_own_replayed(m, "/f", nullptr, 0));
+    EXPECT_EQ(0u, bbs_own_nfiles(m));
+}
+
 TEST_F(OwnMap, ThousandsOfFilesAndWritersStayApart)
 {
     for (int f = 0; f < 2000; f++) {

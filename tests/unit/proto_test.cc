@@ -106,7 +106,7 @@ TEST(Proto, OtherVersionIsRefusedAsVersion)
     m[4] = BBS_VERSION + 1;
     bbs_request r;
     EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
-    m[4] = BBS_VERSION - 1;     // 1: query replies of single pieces
+    m[4] = BBS_VERSION - 1;     // 2: REPLAYED of the whole file only
     EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
     m[4] = BBS_VERSION;
     m[0] ^= 0xff;
@@ -123,7 +123,9 @@ TEST(Proto, AReplyOfAnotherVersionIsRefusedAsVersion)
     bbs_reply r;
     char err[256];
     EXPECT_EQ(BBS_EVERSION, bbs_dec_reply(m.data(), m.size(), &r, err, sizeof(err)));
-    EXPECT_NE(nullptr, strstr(err, "protocol version 1; this side speaks 2")) << err;
+    std::string want = "protocol version " + std::to_string(BBS_VERSION - 1) +
+                       "; this side speaks " + std::to_string(BBS_VERSION);
+    EXPECT_NE(nullptr, strstr(err, want.c_str())) << err;
 }
 
 TEST(Proto, AnOlderAttachWithThisLayoutIsUpgradedAndNothingElse)
@@ -238,6 +240,40 @@ TEST(Proto, ReadsAreBoundedAndNonEmpty)
     ASSERT_EQ(BBS_OK, DecodeRequest(b.bytes(), &r));
     EXPECT_EQ(100u, r.start);
     EXPECT_EQ(150u, r.end);
+}
+
+TEST(Proto, ReplayedRoundTripsItsSessionsAndChecksTheirCount)
+{
+    const uint64_t sessions[3] = {5, UINT64_MAX, 77};
+    Buf b;
+    ASSERT_EQ(0, bbs_enc_replayed(&b.b, 4, kToken, "/pfs/out.dat", sessions, 3));
+    auto m = b.bytes();
+    bbs_request r;
+    ASSERT_EQ(BBS_OK, DecodeRequest(m, &r));
+    EXPECT_EQ(BBS_REPLAYED, r.op);
+    EXPECT_STREQ("/pfs/out.dat", r.file);
+    ASSERT_EQ(3u, r.nsessions);
+    for (uint32_t i = 0; i < 3; i++)
+        EXPECT_EQ(sessions[i], bbs_session(&r, i)) << i;
+    // the count is the 4 bytes before the 3 sessions: one more than sent
+    // runs past the end, one fewer leaves bytes over, past the limit refused
+    std::string why;
+    auto more = m;
+    more[m.size() - 3 * 8 - 4] = 4;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(more, &r, &why));
+    EXPECT_NE(std::string::npos, why.find("the sessions")) << why;
+    auto fewer = m;
+    fewer[m.size() - 3 * 8 - 4] = 2;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(fewer, &r, &why));
+    EXPECT_NE(std::string::npos, why.find("after the end")) << why;
+    auto huge = m;
+    huge[m.size() - 3 * 8 - 4 + 3] = 0x10;
+    EXPECT_EQ(BBS_EMSG, DecodeRequest(huge, &r, &why));
+    EXPECT_NE(std::string::npos, why.find("at most 65536")) << why;
+    // none named: the whole file
+    ASSERT_EQ(0, bbs_enc_replayed(&b.b, 4, kToken, "/pfs/out.dat", nullptr, 0));
+    ASSERT_EQ(BBS_OK, DecodeRequest(b.bytes(), &r));
+    EXPECT_EQ(0u, r.nsessions);
 }
 
 TEST(Proto, ExportAndRemoveRoundTripAndCheckTheirFields)

@@ -108,12 +108,27 @@ TEST_F(Serve, AnUnknownFileIsEmptyNotAnError)
 TEST_F(Serve, ReplayedDropsTheFile)
 {
     ASSERT_EQ(BBS_OK, AttachAs(0, 0, 8, 0));
-    ASSERT_EQ(0, bbs_enc_replayed(&req, 2, token, "/pfs/f"));
+    ASSERT_EQ(0, bbs_enc_replayed(&req, 2, token, "/pfs/f", nullptr, 0));
     ASSERT_EQ(BBS_OK, Run());
     ASSERT_EQ(0, bbs_enc_stat(&req, 3, token, "/pfs/f"));
     ASSERT_EQ(BBS_OK, Run());
     EXPECT_EQ(0u, r.size);
     EXPECT_EQ(0u, bbs_own_nfiles(m));
+}
+
+TEST_F(Serve, ReplayedOfOneSessionLeavesTheOthersBytes)
+{
+    ASSERT_EQ(BBS_OK, AttachAs(0, 0, 8, 0));    // session 5
+    const uint64_t other = 6, mine = 5;
+    ASSERT_EQ(0, bbs_enc_replayed(&req, 2, token, "/pfs/f", &other, 1));
+    ASSERT_EQ(BBS_OK, Run());
+    ASSERT_EQ(0, bbs_enc_query(&req, 3, token, "/pfs/f", 0, UINT64_MAX));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(1u, r.npieces);
+    ASSERT_EQ(0, bbs_enc_replayed(&req, 4, token, "/pfs/f", &mine, 1));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_EQ(0u, bbs_own_nfiles(m));
+    EXPECT_EQ(2u, stats.requests[BBS_REPLAYED]);
 }
 
 TEST_F(Serve, AMalformedRequestGetsAReplySayingWhy)
