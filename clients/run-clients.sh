@@ -22,7 +22,9 @@
 #     (which t_cache_image's file names and its serial helper process use)
 #     set to <prefix><scratch dir>; t_pflush1 then t_pflush2 as
 #     testpflush.sh runs them (t_pflush1 always exits nonzero on purpose: it
-#     passes when it printed PASSED).
+#     passes when it printed PASSED).  Then h5perf, HDF5's parallel I/O
+#     benchmark, 16 ways (see run_h5perf), its files compared with a ufs:
+#     run's.
 #   mpi4py: its test suite's MPI-IO tests (test_io, test_file) under
 #     `mpiexec -n $CLIENTS_NPROCS`, unmodified, the prefix given by
 #     ROMIO_FSTYPE_FORCE (mpi4py names its files with tempfile, TMPDIR is
@@ -363,7 +365,65 @@ run_hdf5() {
         report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
         [ $rc -eq 0 ] || anyfail=1
     done
+    run_h5perf "$tree/build/tools/src/h5perf/h5perf" || anyfail=1
     [ $anyfail -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$files" "$WORK/bbfslogs/hdf5"
+}
+
+# h5perf, HDF5's parallel I/O benchmark (what IOR is for other codes): MPI-IO
+# and parallel HDF5, 1-D and 2-D, contiguous and interleaved blocks,
+# independent and collective, 2 files of 2 datasets, 2 iterations.  Each
+# process checks what it reads back (-D v).  Unless the prefix is ufs:, the
+# same run on ufs: gives the reference: the MPI-IO files must be equal byte
+# for byte, the HDF5 files equal to h5diff (Debian's hdf5-tools: HDF5 keeps
+# object times, so their bytes differ).
+run_h5perf() {
+    local exe=$1 api geo pat coll anyfail=0
+    for api in mpiio phdf5; do for geo in 1D 2D; do for pat in contiguous interleaved; do
+        for coll in independent collective; do
+            local name="hdf5 h5perf $api $geo $pat $coll"
+            selected "$name" || continue
+            local key="$api-$geo-$pat-$coll" args=(-A "$api" -p "$NPROCS" -P "$NPROCS" -d 2 -F 2 -i 2 -D v)
+            local log="$LOGS/h5perf-$key.log" out="$WORK/files/h5perf/$key" ref="$WORK/files/h5perf-ufs/$key"
+            local t1 rc detail="" limit tag="hp-$$-$RANDOM"
+            # 2-D: -e is the side of each process's square, -B a block's
+            if [ $geo = 2D ]; then args+=(-g -e 256 -x 64 -X 64 -B 16)
+            else args+=(-e 1M -x 64K -X 256K -B 4K); fi
+            [ $pat = interleaved ] && args+=(-I)
+            [ $coll = collective ] && args+=(-C)
+            [ -x "$exe" ] || { report "$name" 1 0 /dev/null "$exe missing (tools/build-clients.sh builds it)"; anyfail=1; continue; }
+            limit=$(timeout_for "$name")
+            rm -rf "$out" "$ref"; mkdir -p "$out" "$ref"
+            t1=$(now)
+            h5perf_run() {  # PREFIX DIR
+                env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$(logdir_for h5perf)" HDF5_NOCLEANUP=1 \
+                    HDF5_PARAPREFIX="$1$2" ROMIO_HINTS="$(hints_for "$name")" \
+                    timeout -k 10 "$limit" "$MPIEXEC" -n "$NPROCS" "$exe" "${args[@]}" </dev/null
+            }
+            h5perf_run "$PREFIX" "$out" >"$log" 2>&1
+            rc=$?
+            reap "$tag" >>"$log"
+            if [ $rc -eq 124 ]; then detail="still running after $limit s (CLIENTS_TIMEOUT), killed"
+            elif [ $rc -ne 0 ]; then detail="exit status $rc"
+            elif grep -a -qiE 'error|assertion failed' "$log"; then rc=1; detail="h5perf reported errors"
+            elif [ "$(ls "$out" | wc -l)" != 2 ]; then rc=1; detail="$(ls "$out" | wc -l) files, not 2"
+            elif [ "$PREFIX" != ufs: ]; then
+                h5perf_run ufs: "$ref" >"$log.ufs" 2>&1 || { rc=1; detail="the ufs: reference run failed ($log.ufs)"; }
+                local f
+                for f in "$ref"/*; do
+                    [ $rc -eq 0 ] || break
+                    if [ $api = mpiio ]; then
+                        cmp "$out/${f##*/}" "$f" >>"$log" 2>&1 || { rc=1; detail="${f##*/} differs from the ufs: run's"; }
+                    else
+                        h5diff "$out/${f##*/}" "$f" >>"$log" 2>&1 || { rc=1; detail="h5diff: ${f##*/} differs from the ufs: run's"; }
+                    fi
+                done
+                [ $rc -ne 0 ] || detail="read back checked; files equal the ufs: run's"
+            else detail="read back checked"; fi
+            report "$name" $rc "$(secs "$t1" "$(now)")" "$log" "$detail"
+            [ $rc -eq 0 ] && rm -rf "$out" "$ref" || anyfail=1
+        done
+    done; done; done
+    return $anyfail
 }
 
 # --- mpi4py --------------------------------------------------------------------

@@ -163,14 +163,18 @@ pnetcdf_tests() {
 # --- HDF5 ----------------------------------------------------------------------
 HDF5_VERSION=1.10.8
 HDF5_DEBVER=1.10.8+repack1-1
-HDF5_RECIPE=1
+HDF5_RECIPE=2       # 2: h5perf too
 HDF5_FLAGS=(--enable-parallel --disable-fortran --disable-cxx --disable-hl
             --disable-java --disable-tools --disable-shared --enable-static)
-HDF5_TESTDIRS=(testpar)
+HDF5_TESTDIRS=(testpar tools/src/h5perf)
 hdf5_tests() {
     # testpar's check programs (and test/libh5test, which `make` built).
     make -C testpar -j"$JOBS" t_mpi t_bigio testphdf5 t_cache_image t_pread \
         t_pshutdown t_prestart t_init_term t_shapesame t_filters_parallel t_pflush1 t_pflush2
+    # h5perf, HDF5's parallel I/O benchmark (MPI-IO and parallel HDF5, with
+    # a check of what it reads back): the tools are off, so only its library
+    # and it are built.
+    make -C tools/lib -j"$JOBS" && make -C tools/src/h5perf -j"$JOBS" h5perf
 }
 
 # --- mpi4py ----------------------------------------------------------------------
