@@ -449,6 +449,7 @@ struct keep_arg {
     const uint64_t *sessions;
     size_t n;
     struct logfs_rangemap *out;
+    uint64_t end;               /* of the last range kept */
 };
 
 static int keep_unreplayed(void *arg, const struct logfs_range *r, int is_hole)
@@ -459,6 +460,7 @@ static int keep_unreplayed(void *arg, const struct logfs_range *r, int is_hole)
     for (size_t i = 0; i < a->n; i++)
         if (a->sessions[i] == session)
             return 0;
+    a->end = r->end;
     return logfs_rangemap_insert(a->out, r->start, r->end, r->owner, r->pos) != LOGFS_OK;
 }
 
@@ -473,7 +475,7 @@ int bbs_own_replayed(struct bbs_ownmap *m, const char *file, const uint64_t *ses
     /* the walk sees who owns each byte after every attach so far, so a
      * replayed session's bytes that a live one overwrote stay the live
      * one's, and the live one's that the replayed one overwrote go */
-    struct keep_arg a = { f, sessions, n, NULL };
+    struct keep_arg a = { f, sessions, n, NULL, 0 };
     if (settle(f) != BBS_OK || logfs_rangemap_create(&a.out) != LOGFS_OK)
         return BBS_ENOMEM;
     if (logfs_rangemap_walk(f->map, keep_unreplayed, &a) != 0) {
@@ -486,6 +488,7 @@ int bbs_own_replayed(struct bbs_ownmap *m, const char *file, const uint64_t *ses
     }
     logfs_rangemap_destroy(f->map);
     f->map = a.out;
+    f->size = a.end;
     return BBS_OK;
 }
 

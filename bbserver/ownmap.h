@@ -70,8 +70,10 @@ int bbs_own_drop(struct bbs_ownmap *m, const char *file);
 
 /* The n sessions' logs were replayed: forget the bytes their writers own
  * now (bytes a later attach of another session took stay that one's), and
- * the file once nothing is left.  The size stays: the file is at least as
- * long now.  n = 0 drops the file.
+ * the file once nothing is left.  The size becomes the end of the last byte
+ * left: the canonical file tells the rest (a replay that truncated made it
+ * shorter; a grow by a set_size of a session left is lost, its bytes not).
+ * n = 0 drops the file.
  * @return BBS_OK, BBS_ENOFILE, BBS_ENOMEM (the map is then unchanged). */
 int bbs_own_replayed(struct bbs_ownmap *m, const char *file, const uint64_t *sessions,
                      size_t n);

@@ -79,6 +79,7 @@ typedef struct ADIOI_BBFS_File {
     uint64_t *replayed;         /* process 0: sessions (file ids) replayed that the
                                  * map may still hold (ADIOI_BBFS_Server_replayed) */
     int nreplayed;
+    int replayed_all;           /* and no other session was live: the whole map goes */
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */

@@ -36,11 +36,16 @@ static void atomic_on(ADIO_File fd, int *error_code)
     }
     if (live) {
         /* what was written so far becomes visible now, as the replay
-         * would make it, and every later write at once */
+         * would make it (a sync under posix attaches, whatever the model
+         * was), and every later write at once */
+        int before = bf->hints.consistency;
+        bf->hints.consistency = ADIOI_BBFS_CONSISTENCY_POSIX;
         ADIOI_BBFS_Log_sync(fd, &err);
         *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
-        bf->atomic_logged = bf->hints.consistency + 1;
-        bf->hints.consistency = ADIOI_BBFS_CONSISTENCY_POSIX;
+        if (*error_code == MPI_SUCCESS)
+            bf->atomic_logged = before + 1;
+        else
+            bf->hints.consistency = before;
         return;
     }
     bf->write_through = 1;
@@ -62,6 +67,7 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
         else if (!fcntl_struct->atomicity && bf->atomic_logged) {
             bf->hints.consistency = bf->atomic_logged - 1;
             bf->atomic_logged = 0;
+            bf->remote_stale = 1;       /* (a view built under posix) */
         } else if (!fcntl_struct->atomicity && bf->write_through) {
             bf->write_through = 0;
             ADIOI_BBFS_Log_open(fd, error_code);

@@ -123,6 +123,8 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     }
 
     parsed = bf->hints;
+    if (bf->atomic_logged)      /* (posix stands in for the user's model meanwhile) */
+        parsed.consistency = bf->atomic_logged - 1;
     err = parse_user_hints(users_info, &parsed, at_open, &digest);
 
     /* Every rank must see the same hints and return the same error. */
@@ -142,6 +144,10 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     if (err != MPI_SUCCESS) {
         *error_code = err;
         goto fn_exit;
+    }
+    if (bf->atomic_logged) {
+        bf->atomic_logged = parsed.consistency + 1;
+        parsed.consistency = ADIOI_BBFS_CONSISTENCY_POSIX;
     }
     bf->hints = parsed;
     install_in_force(fd, &bf->hints);

@@ -349,11 +349,15 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
 }
 
 /* Process 0: the sessions whose logs are gone now, for the map's server
- * (whose map may hold them: a twin handle's attaches stay). */
+ * (whose map may hold them: a twin handle's attaches stay).  With no other
+ * session live the whole map goes: it also holds sessions replayed without
+ * telling the server (bbfs-replay, a one-node open). */
 static void note_replayed(ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
                           const struct logfs_manifest *m, int with_own)
 {
     int n = bf->nreplayed + p->n + (with_own ? 1 : 0);
+    if (!p->live_others)
+        bf->replayed_all = 1;
     if (n == bf->nreplayed)
         return;
     bf->replayed = ADIOI_Realloc(bf->replayed, n * sizeof(*bf->replayed));

@@ -89,8 +89,9 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
     struct bbs_buf b = { 0 };
     struct bbs_reply r;
     int rc = 0;
-    for (int at = 0; at < bf->nreplayed && rc == 0; at += BBS_MAX_SESSIONS) {
-        uint32_t n = (uint32_t) (bf->nreplayed - at);
+    int total = bf->replayed_all ? 1 : bf->nreplayed;     /* (all: one message, none named) */
+    for (int at = 0; at < total && rc == 0; at += BBS_MAX_SESSIONS) {
+        uint32_t n = bf->replayed_all ? 0 : (uint32_t) (bf->nreplayed - at);
         if (n > BBS_MAX_SESSIONS)
             n = BBS_MAX_SESSIONS;
         if (bbs_enc_replayed(&b, 0, s->nodes.token, bf->canonical, bf->replayed + at, n) != 0) {
@@ -103,6 +104,7 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
     ADIOI_BBFS_FREE(bf->replayed);
     bf->replayed = NULL;
     bf->nreplayed = 0;
+    bf->replayed_all = 0;
     return rc;
 }
 
@@ -229,7 +231,8 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
         err_here = 1;
     /* The sessions this open replayed may still be in the map, naming
      * logs that are gone now: the map forgets them before anyone asks. */
-    if (!err_here && bf->nreplayed && s->rank == 0 && tell_replayed(s, bf, err, sizeof(err)))
+    if (!err_here && (bf->nreplayed || bf->replayed_all) && s->rank == 0
+        && tell_replayed(s, bf, err, sizeof(err)))
         err_here = 1;
     int mine = err_here ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
     *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, mine);
@@ -565,7 +568,8 @@ void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf)
     /* The canonical file holds those sessions now; a failure only leaves
      * entries naming logs that are gone (reads then report the missing
      * log), so it is reported, not fatal. */
-    if (s && s->rank == 0 && bf->nreplayed && tell_replayed(s, bf, err, sizeof(err)))
+    if (s && s->rank == 0 && (bf->nreplayed || bf->replayed_all)
+        && tell_replayed(s, bf, err, sizeof(err)))
         fprintf(stderr, "bbfs: %s: could not tell bbserver the logs were replayed: %s\n",
                 bf->canonical, err);
 }

@@ -154,6 +154,16 @@ int main(int argc, char **argv)
     bad |= cluster_failed(MPI_File_sync(fh), "sync after A's replay");
     bad |= check_all(fh, nprocs, group, first_b, last_b, group[rank]
                      ? "read through B after A's step" : "read through A after its step");
+    if (shrink) {
+        MPI_Offset size;
+        bad |= cluster_failed(MPI_File_get_size(fh, &size), "size after A's truncation");
+        if (size != (MPI_Offset) 2 * nprocs * BLOCK) {
+            fprintf(stderr, "FAIL [rank %d]: %s sees %lld bytes after A's truncation, want "
+                    "%lld\n", rank, group[rank] ? "B" : "A", (long long) size,
+                    (long long) 2 * nprocs * BLOCK);
+            bad = 1;
+        }
+    }
     MPI_Barrier(MPI_COMM_WORLD);
     bad |= cluster_failed(MPI_File_close(&fh), "close");
     MPI_Barrier(MPI_COMM_WORLD);
