@@ -169,6 +169,45 @@ void logfs_session_release(struct logfs_session *s)
     s->path = NULL;
 }
 
+/* The sessions directory dir, locked: the one locked must still be the one
+ * at the path (a directory removed meanwhile is made again by the next
+ * publisher), so a removed one is let go and the new one taken.  -1 if
+ * there is none or the file system refuses locks. */
+static int lock_dir(const char *dir)
+{
+    struct stat locked, there;
+
+    for (int tries = 0; tries < 5; tries++) {
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+            return -1;
+        int rc;
+        while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
+            ;
+        if (rc < 0) { /* the file system refuses: go on unlocked */
+            close(fd);
+            return -1;
+        }
+        if (fstat(fd, &locked) == 0 && stat(dir, &there) == 0 && locked.st_dev == there.st_dev &&
+            locked.st_ino == there.st_ino)
+            return fd;
+        close(fd);
+    }
+    return -1;
+}
+
+/* The last session's directory goes under its lock: a holder of the lock
+ * may be about to publish a manifest in it, having decided from what it
+ * saw there whether it is alone, so the removal waits for it and then
+ * finds the directory no longer empty (ENOTEMPTY).  Unlocked where the
+ * file system refuses locks. */
+static void remove_dir_locked(const char *dir)
+{
+    int fd = lock_dir(dir);
+    rmdir(dir);
+    logfs_sessions_unlock(fd);
+}
+
 void logfs_session_remove(struct logfs_session *s)
 {
     if (s->path) {
@@ -179,7 +218,7 @@ void logfs_session_remove(struct logfs_session *s)
         size_t l = strlen(s->path);
         if (slash && l > strlen(SUFFIX) && !strcmp(s->path + l - strlen(SUFFIX), SUFFIX)) {
             *slash = '\0';
-            rmdir(s->path);
+            remove_dir_locked(s->path);
         }
     }
     logfs_session_release(s);
@@ -336,31 +375,10 @@ int logfs_session_load(const char *manifest, char **text, size_t *len, struct lo
 int logfs_sessions_lock(const char *path)
 {
     char dir[4096];
-    struct stat locked, there;
 
     if (logfs_sessions_dir(path, dir, sizeof dir))
         return -1;
-    /* The last session to go removes the directory without the lock: the
-     * one locked must still be the one at the path, or another process may
-     * lock a new one meanwhile.  (A removal while the lock is held, before
-     * the holder's manifest lands, stays possible.) */
-    for (int tries = 0; tries < 5; tries++) {
-        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-            return -1;
-        int rc;
-        while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
-            ;
-        if (rc < 0) { /* the file system refuses: go on unlocked */
-            close(fd);
-            return -1;
-        }
-        if (fstat(fd, &locked) == 0 && stat(dir, &there) == 0 && locked.st_dev == there.st_dev &&
-            locked.st_ino == there.st_ino)
-            return fd;
-        close(fd);
-    }
-    return -1;
+    return lock_dir(dir);
 }
 
 void logfs_sessions_unlock(int fd)

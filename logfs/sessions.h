@@ -113,7 +113,9 @@ int logfs_session_load(const char *manifest, char **text, size_t *len, struct lo
  * decide, then claim or release, under an exclusive flock on the sessions
  * directory, so that two handles closing at once cannot both see the other
  * live and both leave their logs pending.  No system calls of other
- * processes wait on it but these decisions.
+ * processes wait on it but these decisions and the removal of the last
+ * session's directory (logfs_session_remove), which a decider may be about
+ * to publish in.
  * @return a descriptor for logfs_sessions_unlock, or -1 when there is no
  *         directory (no session), the file system refuses the lock, or the
  *         directory kept being replaced (then the decision is made

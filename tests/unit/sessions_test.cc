@@ -2,8 +2,10 @@
 // holds the lock, pending once released, claimed by whoever replays it.
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
@@ -97,6 +99,51 @@ TEST_F(Sessions, TheDirectoryGoesWithItsLastManifest)
     Create(2, &b);
     logfs_session_remove(&a);
     EXPECT_EQ(0, access(Dir().c_str(), F_OK));
+    logfs_session_remove(&b);
+    EXPECT_NE(0, access(Dir().c_str(), F_OK));
+}
+
+// A decider holding the lock may have seen the directory empty and be about
+// to publish: the last session's removal must not take the directory from
+// under it (its manifest would land in a new directory that another
+// decider locks at the same time).
+TEST_F(Sessions, TheLastRemovalWaitsForADeciderAndKeepsItsDirectory)
+{
+    logfs_session a{-1, nullptr}, b{-1, nullptr};
+    Create(1, &a);
+    int lk = logfs_sessions_lock(File().c_str());
+    ASSERT_GE(lk, 0);
+    struct stat locked, there;
+    ASSERT_EQ(0, fstat(lk, &locked));
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        close(lk); // (the lock is the parent's; an inherited copy would hold it)
+        logfs_session_remove(&a);
+        _exit(0);
+    }
+    usleep(200 * 1000); // time enough for a removal that does not wait
+    Create(2, &b);
+    ASSERT_EQ(0, stat(Dir().c_str(), &there));
+    EXPECT_EQ(locked.st_ino, there.st_ino) << "the locked directory was replaced";
+    logfs_sessions_unlock(lk);
+    int status = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 1000 && done == 0; i++) { // 10 s at most, never a hang
+        done = waitpid(child, &status, WNOHANG);
+        if (done == 0)
+            usleep(10 * 1000);
+    }
+    if (done == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        FAIL() << "the removal still waits after the lock was let go";
+    }
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    logfs_session_release(&a); // (removed by the child)
+    auto l = List();
+    ASSERT_EQ(1u, l.size());
+    EXPECT_NE(nullptr, strstr(l[0].path, "0000000000000002"));
     logfs_session_remove(&b);
     EXPECT_NE(0, access(Dir().c_str(), F_OK));
 }
