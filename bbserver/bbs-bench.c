@@ -180,6 +180,7 @@ int main(int argc, char **argv)
                "p50 %6.1f us, p99 %6.1f us\n", name[k], clients, batch, rate[k],
                rate[k] / batch, p50[k], p99[k]);
     }
+    printf("total  %zu round trips\n", tot[0] + tot[1]);
     printf("csv,bbserver,%s,%d,%d,%.0f,%.1f,%.1f,%.0f,%.1f,%.1f\n", addr, clients, batch,
            rate[0], p50[0], p99[0], rate[1], p50[1], p99[1]);
     return 0;

@@ -11,7 +11,11 @@
 # the most messages per second this network carries.  A bbserver round trip
 # is two messages (request and reply), so the line "vs UCX" divides twice
 # bbserver's round trips per second by that rate: 1.0 would be a server
-# that costs nothing.  Two series; tests/cluster/cluster.sh makes the nodes.
+# that costs nothing.  Both emulated nodes share this machine's cores, so
+# each line also says how busy all of them were during the run and the CPU
+# time (all processes, user and kernel) one round trip cost: near 100 %
+# busy, the machine, not the server's waiting, sets the rate.  Two series;
+# tests/cluster/cluster.sh makes the nodes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here}" && pwd)
@@ -47,6 +51,10 @@ ucx_rate() {
     sleep 0.3
 }
 
+# the machine's busy and total CPU ticks so far (all cores, all namespaces)
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+hz=$(getconf CLK_TCK)
+
 on node0 sh -c "'$server' -l 10.77.0.10 -p 7792 -d '$C/local' -t '$C/tok/token' >'$C/server.out' 2>&1 &"
 sleep 1
 echo "bbserver on node0, clients on node1 (UCX over TCP between emulated nodes), ${secs} s per run"
@@ -55,10 +63,19 @@ for series in 1 2; do
     echo "series $series: UCX one-way 64-byte active messages, both sides polling: $rate messages/s"
     for cb in "1 1" "4 1" "8 1" "4 64"; do
         set -- $cb
-        line=$(on node1 "$bench" -S 10.77.0.10:7792 -t "$C/tok/token" -c "$1" -b "$2" -s "$secs" |
-               grep '^attach')
+        before=$(cpu_ticks)
+        out=$(on node1 "$bench" -S 10.77.0.10:7792 -t "$C/tok/token" -c "$1" -b "$2" -s "$secs")
+        after=$(cpu_ticks)
+        line=$(echo "$out" | grep '^attach')
+        trips=$(echo "$out" | awk '/^total/ { print $2 }')
         msgs=$(echo "$line" | sed -n 's/.* \([0-9][0-9]*\) messages\/s.*/\1/p')
-        awk -v l="$line" -v m="$msgs" -v r="$rate" 'BEGIN { printf "%s   vs UCX: %.2f\n", l, 2 * m / r }' 
+        # (the ticks include the clients' start and exit)
+        awk -v l="$line" -v m="$msgs" -v r="$rate" -v b="$before" -v a="$after" -v hz="$hz" \
+            -v n="$trips" 'BEGIN {
+                split(b, x, " "); split(a, y, " "); busy = y[1] - x[1]; all = y[2] - x[2]
+                printf "%s   vs UCX: %.2f   cores busy: %.0f %%   CPU per round trip: %.1f us\n",
+                       l, 2 * m / r, (all > 0 ? 100 * busy / all : 0),
+                       (n > 0 ? 1e6 * busy / hz / n : 0) }' 
     done
 done
 on node0 pkill -f "$server -l 10.77.0.10" || true
