@@ -448,18 +448,27 @@ run_mpi4py() {
         local tag="m4-$$-$RANDOM" log="$LOGS/mpi4py-$s.log" t1 rc detail="" limit
         limit=$(timeout_for "$name")
         t1=$(now)
+        # Each process writes its own log: four processes' unittest output
+        # through one pipe interleaves mid-line, and a final "OK" that lands
+        # inside another process's line cannot be counted.
+        rm -f "$log".rank*
         ( cd "$run" && exec env CLIENTS_RUN_TAG="$tag" BBFS_LOGDIR="$(logdir_for mpi4py)" \
               ROMIO_FSTYPE_FORCE="$PREFIX" TMPDIR="$files" ROMIO_HINTS="$(hints_for "$name")" \
-              timeout -k 10 "$limit" "$MPIEXEC" -n "$NPROCS" "$tree/venv/bin/python" runtests.py \
-              -v -i "$s" </dev/null ) >"$log" 2>&1
+              timeout -k 10 "$limit" "$MPIEXEC" -n "$NPROCS" \
+              sh -c 'exec "$0" runtests.py -v -i "$1" >"$2.rank$PMI_RANK" 2>&1' \
+              "$tree/venv/bin/python" "$s" "$log" </dev/null ) >"$log" 2>&1
         rc=$?
         reap "$tag" >>"$log"
-        # unittest prints, per process, "Ran N tests" and "OK" or
-        # "OK (skipped=K)" or "FAILED (...)".
-        local ran oks nonempty
+        # unittest prints, per process, "Ran N tests" and then "OK" or
+        # "OK (skipped=K)" or "FAILED (...)" on the last line.
+        local ran oks=0 nonempty=0 r
+        for r in "$log".rank*; do
+            [ -f "$r" ] || continue
+            printf '==== %s\n' "${r##*.}" >>"$log"; cat "$r" >>"$log"; rm -f "$r"
+        done
         ran=$(grep -a -oE 'Ran [0-9]+ tests?' "$log" | sort | uniq -c | awk '{printf "%s%s x%s", (NR > 1 ? ", " : ""), $3, $1}')
-        oks=$(grep -a -cxE '(.*[^A-Z])?OK' "$log")
-        nonempty=$(grep -a -oE 'Ran [1-9][0-9]* tests?' "$log" | wc -l)
+        oks=$(grep -a -cxE 'OK' "$log")
+        nonempty=$(grep -a -oE '^Ran [1-9][0-9]* tests?' "$log" | wc -l)
         if [ $rc -eq 124 ]; then detail="still running after $limit s (CLIENTS_TIMEOUT), killed"
         elif [ $rc -ne 0 ]; then detail="exit status $rc; $(grep -a -E '^(FAIL|ERROR):' "$log" | sort -u | head -3 | tr '\n' ' ')"
         elif [ "$oks" != "$NPROCS" ] || [ "$nonempty" != "$NPROCS" ]; then
