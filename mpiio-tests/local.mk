@@ -82,6 +82,13 @@ MPIIO_REOPEN_LIVE_SPECS = %reldir%/t_reopen_live.mpi %reldir%/t_reopen_live_sess
 TESTS += $(MPIIO_REOPEN_LIVE_SPECS)
 EXTRA_DIST += $(MPIIO_REOPEN_LIVE_SPECS)
 
+check_PROGRAMS += %reldir%/t_agree
+%canon_reldir%_t_agree_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_agree_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_AGREE_SPECS = %reldir%/t_agree.mpi %reldir%/t_agree_session.mpi
+TESTS += $(MPIIO_AGREE_SPECS)
+EXTRA_DIST += $(MPIIO_AGREE_SPECS)
+
 check_PROGRAMS += %reldir%/t_session_flush
 %canon_reldir%_t_session_flush_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_session_flush_LDADD = $(MPIIO_TEST_LDADD)
@@ -110,8 +117,8 @@ EXTRA_DIST += %reldir%/t_waw_posix.mpi
 check_PROGRAMS += %reldir%/t_replay_nomem
 %canon_reldir%_t_replay_nomem_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_replay_nomem_LDADD = $(MPIIO_TEST_LDADD)
-TESTS += %reldir%/t_replay_nomem.mpi
-EXTRA_DIST += %reldir%/t_replay_nomem.mpi
+TESTS += %reldir%/t_replay_nomem.mpi %reldir%/t_replay_flush.mpi
+EXTRA_DIST += %reldir%/t_replay_nomem.mpi %reldir%/t_replay_flush.mpi
 
 check_PROGRAMS += %reldir%/t_replay_pack %reldir%/t_replay_2g %reldir%/t_replay_4g
 %canon_reldir%_t_replay_pack_CPPFLAGS = $(MPI_CPPFLAGS)

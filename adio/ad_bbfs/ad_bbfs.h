@@ -384,15 +384,21 @@ static inline int ADIOI_BBFS_View_unsealed(const ADIOI_BBFS_File * bf)
  * model shows them, other handles' live sessions on the same file (found
  * at open, possibly new after a sync; commit and posix look every time;
  * session looks once, at what the open found). */
+static inline int ADIOI_BBFS_Reads_logs_always(const ADIOI_BBFS_File * bf)
+{
+    int c = bf->hints.consistency;
+
+    return bf->metalogs || c == ADIOI_BBFS_CONSISTENCY_COMMIT
+        || c == ADIOI_BBFS_CONSISTENCY_POSIX;
+}
+
+/* (Reads_logs_always answers alike on every process of the handle; the
+ * live sessions each process found may differ) */
 static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 {
     ADIOI_BBFS_File *bf = (ADIOI_BBFS_File *) fd->fs_ptr;
-    int c = bf->hints.consistency;
 
-    if (bf->metalogs)
-        return 1;
-    return bf->others_live || c == ADIOI_BBFS_CONSISTENCY_COMMIT
-        || c == ADIOI_BBFS_CONSISTENCY_POSIX;
+    return ADIOI_BBFS_Reads_logs_always(bf) || bf->others_live;
 }
 
 /* ad_bbfs_exchange.c: replay's metalogs and data from the processes that

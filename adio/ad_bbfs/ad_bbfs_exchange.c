@@ -122,23 +122,33 @@ static int agree_message(MPI_Comm comm, const char *myname, int err)
 static int choose_hosts(ADIOI_BBFS_Exchange * x, const char *canonical, char *const *metalogs,
                         char *const *servers, int salvage, const char *myname)
 {
-    unsigned char *mine = ADIOI_Calloc(x->nwriters ? x->nwriters : 1, 1);
-    unsigned char *all = ADIOI_Malloc((size_t) x->nprocs * (x->nwriters ? x->nwriters : 1));
+    /* per process: which metalogs it can open, then whether it may read
+     * logs directly (not under bbfs_force_remote) */
+    const size_t slot = (size_t) x->nwriters + 1;
+    unsigned char *mine = ADIOI_Calloc(slot, 1);
+    unsigned char *all = ADIOI_Malloc((size_t) x->nprocs * slot);
     int *load = ADIOI_Calloc(x->nprocs, sizeof(int)), err = MPI_SUCCESS;
 
     for (int w = 0; w < x->nwriters; w++)
         mine[w] = access(metalogs[w], R_OK) == 0;
-    MPI_Allgather(mine, x->nwriters, MPI_UNSIGNED_CHAR, all, x->nwriters, MPI_UNSIGNED_CHAR,
+    mine[x->nwriters] = (unsigned char) (x->direct != 0);
+    MPI_Allgather(mine, (int) slot, MPI_UNSIGNED_CHAR, all, (int) slot, MPI_UNSIGNED_CHAR,
                   x->comm);
+    /* (the byte of the process and writer, or its direct flag at writer
+     * nwriters) */
+#define SEES(p, w) all[(size_t) (p) * slot + (size_t) (w)]
     int everywhere = 1;
-    for (size_t i = 0; i < (size_t) x->nprocs * x->nwriters; i++)
-        everywhere &= all[i];
+    for (int p = 0; p < x->nprocs; p++)
+        for (int w = 0; w <= x->nwriters; w++)
+            everywhere &= SEES(p, w);
     /* Direct reads open the datalog of every writer in a domain: past a
      * node's worth of writers (a log directory many nodes share) that
-     * nears the open-file limit, and the hosts' exchange opens fewer. */
-    /* (bbfs_force_remote: everything through the exchange) */
+     * nears the open-file limit, and the hosts' exchange opens fewer.
+     * (bbfs_force_remote, set by the environment: everything through the
+     * exchange, on every process if on any, as the rounds of one replay
+     * are either direct everywhere or exchanged everywhere.) */
     int may_read_here = x->direct, nhere = 0;
-    x->direct &= everywhere && x->nwriters <= DIRECT_MAX_WRITERS;
+    x->direct = everywhere && x->nwriters <= DIRECT_MAX_WRITERS;
     for (int w = 0; w < x->nwriters; w++)
         nhere += mine[w];
     if (may_read_here && nhere <= DIRECT_MAX_WRITERS)
@@ -146,7 +156,7 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, const char *canonical, char *co
     for (int w = 0; w < x->nwriters && err == MPI_SUCCESS; w++) {
         int best = -1;
         for (int p = 0; p < x->nprocs; p++)
-            if (all[(size_t) p * x->nwriters + w] && (best < 0 || load[p] < load[best]))
+            if (SEES(p, w) && (best < 0 || load[p] < load[best]))
                 best = p;
         if (best < 0 && servers && servers[w] && *servers[w]) {
             for (int p = 0; p < x->nprocs; p++)
@@ -175,6 +185,7 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, const char *canonical, char *co
     }
     ADIOI_Free(mine);
     ADIOI_Free(all);
+#undef SEES
     ADIOI_Free(load);
     return err;             /* the same on every process: all computed it */
 }

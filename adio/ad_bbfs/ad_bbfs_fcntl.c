@@ -56,6 +56,9 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
+    /* (MPI_File_set_atomicity passes its error code unset, and not every
+     * branch below sets it before it is looked at) */
+    *error_code = MPI_SUCCESS;
     if (flag == ADIO_FCNTL_GET_FSIZE && ADIOI_BBFS_Reads_logs(fd)) {
         fcntl_struct->fsize = ADIOI_BBFS_Logged_size(fd, error_code);
         return;
@@ -65,6 +68,14 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
         if (fcntl_struct->atomicity && !bf->write_through && !bf->atomic_logged)
             atomic_on(fd, error_code);
         else if (!fcntl_struct->atomicity && bf->atomic_logged) {
+            /* What atomic mode showed stays shown: its writes, visible
+             * under posix as they returned, are synced before the user's
+             * model (which shows synced writes only) is back. */
+            int err;
+            ADIOI_BBFS_Log_sync(fd, &err);
+            *error_code = ADIOI_BBFS_Agree_error(fd->comm, "ADIOI_BBFS_SET_ATOMICITY", err);
+            if (*error_code != MPI_SUCCESS)
+                return;         /* (still atomic, on every process) */
             bf->hints.consistency = bf->atomic_logged - 1;
             bf->atomic_logged = 0;
             bf->remote_stale = 1;       /* (a view built under posix) */

@@ -21,7 +21,25 @@
         ADIOI_BBFS_Lower_end(fd);                       \
     } while (0)
 
-enum { READ, WRITE };
+/* READ_ALL: a collective read, which all processes must take alike */
+enum { READ, WRITE, READ_ALL };
+
+/* Whether a collective read goes through the logs: whether any process's
+ * reads look at them.  A handle without logs of its own looks where
+ * another handle's session is live, and each process finds that out at
+ * its own reads (one may look just before that session's replay, another
+ * just after): of two processes that disagreed, one would read the logs
+ * and the other wait in the lower file's collective read.  Collective. */
+static int collective_reads_logs(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int mine = bf->others_live != 0, any;
+
+    if (ADIOI_BBFS_Reads_logs_always(bf))
+        return 1;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, fd->comm);
+    return any;
+}
 
 /* Done through the logs: 1; the lower driver's to do: 0.  (buf is the
  * caller's own, writable for reads.) */
@@ -39,7 +57,8 @@ static int logged(ADIO_File fd, int dir, const void *buf, int count, MPI_Datatyp
             bf->times.calls++;
         }
     }
-    else if (dir == READ && ADIOI_BBFS_Reads_logs(fd))
+    else if ((dir == READ && ADIOI_BBFS_Reads_logs(fd))
+             || (dir == READ_ALL && collective_reads_logs(fd)))
         ADIOI_BBFS_Log_read(fd, (void *) buf, count, datatype, file_ptr_type, offset, contig,
                             status, error_code);
     else
@@ -66,13 +85,17 @@ static int ilogged(ADIO_File fd, int dir, const void *buf, int count, MPI_Dataty
 }
 
 /* A logged collective access needs no communication, but ROMIO's ordered
- * (shared file pointer) calls and seek_shared rely on the collective I/O
- * inside them to keep processes together: without it, a process can move
- * the shared pointer before a slower one has taken its turn.  Keep that
- * synchronisation whenever the shared pointer is in use. */
-static void ordered_sync(ADIO_File fd)
+ * (shared file pointer) calls rely on the collective I/O inside them to
+ * keep processes together: without it, process 0 can take the shared
+ * pointer for the next ordered call before the last process has moved it
+ * past this one.  An ordered call reaches the driver as an explicit-offset
+ * collective, which every process makes alike.  (Whether this process has
+ * the shared pointer's file open is no test: MPI_MODE_APPEND and
+ * seek_shared open it on process 0 only, and a barrier there alone hung
+ * the next collective call.) */
+static void ordered_sync(ADIO_File fd, int file_ptr_type)
 {
-    if (fd->shared_fp_fd != ADIO_FILE_NULL)
+    if (file_ptr_type == ADIO_EXPLICIT_OFFSET && ADIO_Feature(fd, ADIO_SHARED_FP))
         MPI_Barrier(fd->comm);
 }
 
@@ -117,8 +140,9 @@ void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype
                                 int *error_code)
 {
     ADIOI_BBFS_Collective_begin(fd);
-    if (logged(fd, READ, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
-        ordered_sync(fd);
+    if (logged(fd, READ_ALL, buf, count, datatype, file_ptr_type, offset, 0, status,
+               error_code))
+        ordered_sync(fd, file_ptr_type);
     else
         LOWER(fd, ADIO_ReadStridedColl(lo, buf, count, datatype,
                                        file_ptr_type, offset, status, error_code));
@@ -131,7 +155,7 @@ void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
 {
     ADIOI_BBFS_Collective_begin(fd);
     if (logged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
-        ordered_sync(fd);
+        ordered_sync(fd, file_ptr_type);
     else
         LOWER(fd, ADIO_WriteStridedColl(lo, buf, count, datatype,
                                         file_ptr_type, offset, status, error_code));
@@ -179,7 +203,8 @@ void ADIOI_BBFS_IreadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatyp
                                  ADIO_Request * request, int *error_code)
 {
     ADIOI_BBFS_Collective_begin(fd);
-    if (!ilogged(fd, READ, buf, count, datatype, file_ptr_type, offset, 0, request, error_code))
+    if (!ilogged(fd, READ_ALL, buf, count, datatype, file_ptr_type, offset, 0, request,
+                 error_code))
         LOWER(fd, ADIO_IreadStridedColl(lo, buf, count, datatype,
                                         file_ptr_type, offset, request, error_code));
     ADIOI_BBFS_Collective_end(fd);

@@ -42,6 +42,16 @@ static void pending_free(ADIOI_BBFS_Pending * p, int release_claims)
 }
 
 static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p);
+
+/* Process 0 keeps manifest i's text (len bytes read) as every process will
+ * have it after the broadcast: up to its first NUL (a damaged manifest may
+ * hold one; the parser then sees the same text everywhere, and every
+ * process fails, or replays, alike). */
+static void keep(ADIOI_BBFS_Pending * p, int i, const char *text, size_t len)
+{
+    p->texts[i] = ADIOI_Strdup(text);   /* ADIOI_ memory, freed with the rest */
+    p->lens[i] = strnlen(p->texts[i], len);
+}
 static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p);
 
 /* Is this listed manifest this handle's own session? */
@@ -115,10 +125,10 @@ static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
             break;
         p->n++;
         char *text;
-        rc = logfs_session_load(s[i].path, &text, &p->lens[p->n - 1], &le);
+        size_t len;
+        rc = logfs_session_load(s[i].path, &text, &len, &le);
         if (rc == LOGFS_OK) {
-            /* ADIOI_ memory, freed with the rest */
-            p->texts[p->n - 1] = ADIOI_Strdup(text);
+            keep(p, p->n - 1, text, len);
             free(text);
         }
     }
@@ -139,8 +149,7 @@ static int keep_text(void *arg, const char *path, char *text, size_t len,
     (void) le;
     p->texts = ADIOI_Realloc(p->texts, (p->n + 1) * sizeof(*p->texts));
     p->lens = ADIOI_Realloc(p->lens, (p->n + 1) * sizeof(*p->lens));
-    p->texts[p->n] = ADIOI_Strdup(text);        /* ADIOI_ memory, freed with the rest */
-    p->lens[p->n++] = len;
+    keep(p, p->n++, text, len);
     return LOGFS_OK;
 }
 

@@ -460,8 +460,13 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     /* The logs are deleted after this.  With bbfs_durable they were on disk,
      * so the canonical file must be too before they go; without, both live
      * in the page cache and a process crash loses neither. */
-    if (err == MPI_SUCCESS && h->durable)
-        ADIO_Flush(lower, &err);
+    if (h->durable) {
+        /* (the last epoch's errors were not agreed yet, and the flush can
+         * be collective: romio_synchronized_flush) */
+        err = ADIOI_BBFS_Agree_error(comm, myname, err);
+        if (err == MPI_SUCCESS)
+            ADIO_Flush(lower, &err);
+    }
     LAP(write);
 #undef LAP
 
