@@ -5,6 +5,10 @@
  *   append  MPI_MODE_APPEND opens ROMIO's shared-pointer file on process 0
  *           only; a logged collective write (at an explicit offset and at
  *           the individual pointer) then synchronised process 0 alone.
+ *   mixed   PnetCDF's processes with nothing to write after an error call
+ *           write_all (of nothing) in the collective call where the others
+ *           call write_at_all; a barrier kept for explicit-offset calls
+ *           only (ROMIO's ordered calls are such) ran on some processes.
  *   live    a read-only handle reads through the logs while another
  *           handle's session is live, as each process last found: process
  *           0 looked (MPI_File_get_size) while its one-process handle was
@@ -54,6 +58,39 @@ static void append_case(const char *name)
     tl_sync_barrier_sync(fh);
     TL_MPI(MPI_File_read_at_all(fh, (MPI_Offset) tl_rank * REC, got, REC, MPI_BYTE, &st));
     tl_verify(got, REC, (long long) tl_rank * REC, 1, "append: its own first record");
+    TL_MPI(MPI_File_close(&fh));
+}
+
+/* One collective call, made with write_at_all by most processes and with
+ * write_all of nothing by one (PnetCDF's processes whose request failed
+ * take part that way); and so for reads. */
+static void mixed_case(const char *name)
+{
+    char file[4096];
+    MPI_File fh;
+    MPI_Status st;
+    unsigned char buf[REC];
+    int idle = tl_nprocs > 1 ? 1 : -1;
+
+    tl_sibling(name, ".mixed", file, sizeof(file));
+    TL_MPI(MPI_File_open(MPI_COMM_WORLD, file, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                         &fh));
+    for (int round = 0; round < 2; round++) {
+        MPI_Offset at = (MPI_Offset) (round * tl_nprocs + tl_rank) * REC;
+        tl_fill(buf, REC, (long long) at, 6);
+        if (tl_rank == idle)
+            TL_MPI(MPI_File_write_all(fh, NULL, 0, MPI_BYTE, &st));
+        else
+            TL_MPI(MPI_File_write_at_all(fh, at, buf, REC, MPI_BYTE, &st));
+    }
+    tl_sync_barrier_sync(fh);
+    MPI_Offset at = (MPI_Offset) (tl_nprocs + tl_rank) * REC;
+    if (tl_rank == idle)
+        TL_MPI(MPI_File_read_all(fh, NULL, 0, MPI_BYTE, &st));
+    else {
+        TL_MPI(MPI_File_read_at_all(fh, at, buf, REC, MPI_BYTE, &st));
+        tl_verify(buf, REC, (long long) at, 6, "mixed: its own record");
+    }
     TL_MPI(MPI_File_close(&fh));
 }
 
@@ -225,6 +262,7 @@ int main(int argc, char **argv)
     const char *only = getenv("T_AGREE_ONLY");
 #define CASE(c) if (!only || !strcmp(only, #c)) c##_case(name)
     CASE(append);
+    CASE(mixed);
     CASE(live);
     CASE(remote);
     CASE(nul);

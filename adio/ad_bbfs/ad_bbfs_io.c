@@ -88,14 +88,18 @@ static int ilogged(ADIO_File fd, int dir, const void *buf, int count, MPI_Dataty
  * (shared file pointer) calls rely on the collective I/O inside them to
  * keep processes together: without it, process 0 can take the shared
  * pointer for the next ordered call before the last process has moved it
- * past this one.  An ordered call reaches the driver as an explicit-offset
- * collective, which every process makes alike.  (Whether this process has
- * the shared pointer's file open is no test: MPI_MODE_APPEND and
- * seek_shared open it on process 0 only, and a barrier there alone hung
- * the next collective call.) */
-static void ordered_sync(ADIO_File fd, int file_ptr_type)
+ * past this one.  Nothing every process sees alike tells an ordered call
+ * from another collective one: whether this process has the shared
+ * pointer's file open is no test (MPI_MODE_APPEND and seek_shared open it
+ * on process 0 only, and a barrier there alone hung the next collective
+ * call), nor is the file pointer the call uses (PnetCDF's processes with
+ * nothing to write call write_all while the others call write_at_all).
+ * So every logged collective access synchronises, where the lower driver
+ * has a shared pointer at all: one barrier, where ROMIO's own collective
+ * I/O would communicate several times. */
+static void ordered_sync(ADIO_File fd)
 {
-    if (file_ptr_type == ADIO_EXPLICIT_OFFSET && ADIO_Feature(fd, ADIO_SHARED_FP))
+    if (ADIO_Feature(fd, ADIO_SHARED_FP))
         MPI_Barrier(fd->comm);
 }
 
@@ -142,7 +146,7 @@ void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype
     ADIOI_BBFS_Collective_begin(fd);
     if (logged(fd, READ_ALL, buf, count, datatype, file_ptr_type, offset, 0, status,
                error_code))
-        ordered_sync(fd, file_ptr_type);
+        ordered_sync(fd);
     else
         LOWER(fd, ADIO_ReadStridedColl(lo, buf, count, datatype,
                                        file_ptr_type, offset, status, error_code));
@@ -155,7 +159,7 @@ void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
 {
     ADIOI_BBFS_Collective_begin(fd);
     if (logged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
-        ordered_sync(fd, file_ptr_type);
+        ordered_sync(fd);
     else
         LOWER(fd, ADIO_WriteStridedColl(lo, buf, count, datatype,
                                         file_ptr_type, offset, status, error_code));
