@@ -8,6 +8,7 @@
  * Without the variable (the ufs: reference run) the same calls run on
  * stock ROMIO, and the runner compares the files. */
 #include "testlib.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

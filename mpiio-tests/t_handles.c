@@ -10,6 +10,7 @@
  * points MPI-IO defines (sync on one, barrier, sync on the other), and
  * after the other closes.  The runner compares the final file with ufs:. */
 #include "testlib.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -51,7 +51,7 @@ static int cluster_failed(int err, const char *what)
 
 /* Read len bytes at off through fh: 1 (the first difference printed) if
  * they are not want's. */
-static int cluster_expect(MPI_File fh, long long off, const unsigned char *want, int len,
+static inline int cluster_expect(MPI_File fh, long long off, const unsigned char *want, int len,
                           const char *when)
 {
     unsigned char *got = calloc((size_t) len, 1);
