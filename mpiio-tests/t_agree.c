@@ -33,7 +33,6 @@
  * (append) with ufs:'s.  T_AGREE_ONLY=append (live, remote, nul) runs one
  * case alone. */
 #include "testlib.h"
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +124,17 @@ static void live_case(const char *name)
     TL_MPI(MPI_File_close(&all));
 }
 
+/* Hints for a handle whose close leaves its logs pending (on bbfs), for a
+ * later open to replay. */
+static MPI_Info replay_never(const char *name)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (tl_is_bbfs(name))
+        MPI_Info_set(info, "bbfs_replay", "never");
+    return info;
+}
+
 static void remote_case(const char *name)
 {
     char file[4096];
@@ -135,9 +145,7 @@ static void remote_case(const char *name)
     int bbfs = tl_is_bbfs(name);
 
     tl_sibling(name, ".remote", file, sizeof(file));
-    MPI_Info_create(&info);
-    if (bbfs)
-        MPI_Info_set(info, "bbfs_replay", "never");   /* left pending for the open below */
+    info = replay_never(name);
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, file, MPI_MODE_CREATE | MPI_MODE_WRONLY, info, &fh));
     MPI_Info_free(&info);
     tl_fill(buf, REC, (long long) tl_rank * REC, 3);
@@ -189,29 +197,13 @@ static void atomic_case(const char *name)
     TL_MPI(MPI_File_close(&fh));
 }
 
-/* Append NUL bytes to every manifest of file (no prefix); @return how many. */
-static int pad_manifests(const char *file)
+/* Append NUL bytes to a manifest. */
+static void pad_manifest(const char *manifest, void *arg)
 {
-    char dir[4200], path[4500];
-    const char *slash = strrchr(file, '/');
-    struct dirent *e;
-    int n = 0;
-
-    snprintf(dir, sizeof(dir), "%.*s.%s.bbfs", (int) (slash - file + 1), file, slash + 1);
-    DIR *d = opendir(dir);
-    while (d && (e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (e->d_name[0] == '.' || l < 9 || strcmp(e->d_name + l - 9, ".manifest"))
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        FILE *f = fopen(path, "ab");
-        TL_CHECK(f && fwrite("\0\0\0\0\0\0\0\0", 1, 8, f) == 8 && fclose(f) == 0,
-                 "nul: cannot append to %s", path);
-        n++;
-    }
-    if (d)
-        closedir(d);
-    return n;
+    FILE *f = fopen(manifest, "ab");
+    (void) arg;
+    TL_CHECK(f && fwrite("\0\0\0\0\0\0\0\0", 1, 8, f) == 8 && fclose(f) == 0,
+             "nul: cannot append to %s", manifest);
 }
 
 static void nul_case(const char *name)
@@ -224,9 +216,7 @@ static void nul_case(const char *name)
     int bbfs = tl_is_bbfs(name);
 
     tl_sibling(name, ".nul", file, sizeof(file));
-    MPI_Info_create(&info);
-    if (bbfs)
-        MPI_Info_set(info, "bbfs_replay", "never");
+    info = replay_never(name);
     /* (two handles open at once: an open replays the sessions pending
      * before it) */
     MPI_File two[2];
@@ -241,7 +231,8 @@ static void nul_case(const char *name)
     }
     MPI_Info_free(&info);
     if (bbfs && tl_rank == 0)
-        TL_CHECK(pad_manifests(tl_path(file)) == 2, "nul: not 2 pending sessions");
+        TL_CHECK(tl_each_manifest(tl_path(file), pad_manifest, NULL) == 2,
+                 "nul: not 2 pending sessions");
     MPI_Barrier(MPI_COMM_WORLD);
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, file, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     for (int session = 0; session < 2; session++) {

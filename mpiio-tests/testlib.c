@@ -141,9 +141,10 @@ void tl_sync_barrier_sync(MPI_File fh)
 }
 
 /* dir/.base.bbfs/<id>.manifest, as docs/log-format.md describes. */
-int tl_manifests(const char *path, char *out, size_t len)
+int tl_each_manifest(const char *path, void (*each)(const char *manifest, void *arg),
+                     void *arg)
 {
-    char dir[4200];
+    char dir[4200], one[4500];
     const char *slash = strrchr(path, '/');
     struct dirent *e;
     int n = 0;
@@ -154,10 +155,33 @@ int tl_manifests(const char *path, char *out, size_t len)
         size_t l = strlen(e->d_name);
         if (e->d_name[0] == '.' || l < 9 || strcmp(e->d_name + l - 9, ".manifest"))
             continue;
-        if (n++ == 0 && out)
-            snprintf(out, len, "%s/%s", dir, e->d_name);
+        n++;
+        if (each) {
+            snprintf(one, sizeof(one), "%s/%s", dir, e->d_name);
+            each(one, arg);
+        }
     }
     if (d)
         closedir(d);
     return n;
+}
+
+struct first_manifest {
+    char *out;
+    size_t len;
+};
+
+static void keep_first(const char *manifest, void *arg)
+{
+    struct first_manifest *f = arg;
+    if (f->out && f->len) {
+        snprintf(f->out, f->len, "%s", manifest);
+        f->len = 0;
+    }
+}
+
+int tl_manifests(const char *path, char *out, size_t len)
+{
+    struct first_manifest f = { out, len };
+    return tl_each_manifest(path, keep_first, &f);
 }

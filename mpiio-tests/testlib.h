@@ -48,6 +48,10 @@ void tl_sync_barrier_sync(MPI_File fh);
 /* The manifests of pending or live logs of file `path` (no prefix):
  * returns how many there are, and the first one's path in `out`. */
 int tl_manifests(const char *path, char *out, size_t len);
+/* Calls each (if not NULL) with every such manifest's path; returns how
+ * many there are. */
+int tl_each_manifest(const char *path, void (*each)(const char *manifest, void *arg),
+                     void *arg);
 
 /* Expect `err` to be of MPI error class `cls`; returns the error string. */
 const char *tl_expect_class(int err, int cls, const char *what);
