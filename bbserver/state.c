@@ -11,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../logfs/coding.h"
 #include "../logfs/crc32c.h"
+#include "../logfs/internal.h"
 
 #define STATE_MAGIC "bbserver state 1\n"
 #define BATCH 4096              /* ranges per saved message */
@@ -22,7 +24,8 @@
 static const uint8_t no_token[BBS_TOKEN_LEN];
 
 struct saver {
-    FILE *f;
+    int fd;
+    uint64_t at;                /* the state file's length so far */
     const char *file;
     const struct bbs_writer *w;
     uint64_t size;              /* the file's, with its first batch (0 after it) */
@@ -31,6 +34,15 @@ struct saver {
     struct bbs_buf b;
     int failed;
 };
+
+/* Append @p n buffers to the state file (fault point "state-write"). */
+static void put(struct saver *s, struct iovec *iov, int n)
+{
+    size_t done;
+    if (!s->failed && logfs_pwritev_full("state-write", s->fd, iov, n, s->at, &done) != 0)
+        s->failed = 1;
+    s->at += done;
+}
 
 static void flush_batch(struct saver *s)
 {
@@ -43,9 +55,8 @@ static void flush_batch(struct saver *s)
     }
     logfs_put32(hdr, (uint32_t) s->b.len);
     logfs_put32(crc, logfs_crc32c_mask(logfs_crc32c(s->b.p, s->b.len)));
-    if (fwrite(hdr, 4, 1, s->f) != 1 || fwrite(s->b.p, s->b.len, 1, s->f) != 1
-        || fwrite(crc, 4, 1, s->f) != 1)
-        s->failed = 1;
+    struct iovec iov[3] = { {hdr, 4}, {s->b.p, s->b.len}, {crc, 4} };
+    put(s, iov, 3);
     s->n = 0;
     s->size = 0;
 }
@@ -96,26 +107,24 @@ int bbs_state_save(const char *path, struct bbs_ownmap *const *maps, int nmaps, 
         return -1;
     }
     snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int) getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);      /* log paths */
-    if (fd < 0 || (s->f = fdopen(fd, "w")) == NULL) {
-        if (fd >= 0)
-            close(fd);
+    s->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);   /* log paths */
+    if (s->fd < 0) {
         snprintf(err, errlen, "cannot write the state file %s: %s", tmp, strerror(errno));
         free(s);
         return -1;
     }
-    if (fputs(STATE_MAGIC, s->f) < 0)
-        s->failed = 1;
+    struct iovec magic = { (void *) STATE_MAGIC, strlen(STATE_MAGIC) };
+    put(s, &magic, 1);
     for (int i = 0; i < nmaps && !s->failed; i++) {
         struct save_each a = { s, maps[i] };
         bbs_own_each(maps[i], save_one_file, &a);
     }
     uint8_t end[4] = { 0 };
-    if (!s->failed && fwrite(end, 4, 1, s->f) != 1)
+    struct iovec last = { end, 4 };
+    put(s, &last, 1);
+    if (fsync(s->fd) != 0)
         s->failed = 1;
-    if (fflush(s->f) != 0 || fsync(fileno(s->f)) != 0)
-        s->failed = 1;
-    if (fclose(s->f) != 0)
+    if (close(s->fd) != 0)
         s->failed = 1;
     int failed = s->failed;
     bbs_buf_free(&s->b);

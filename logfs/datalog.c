@@ -12,7 +12,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "fault.h"
 #include "internal.h"
 
 /* The mapping grows by doubling, from the buffer size up to this step. */
@@ -159,53 +158,26 @@ fail:
     return rc;
 }
 
-/* Write the buffer out at the end of what the file already holds.  A failed
- * pwrite may leave a partial tail; the next attempt writes over it. */
-static int write_out(struct logfs_datalog *dl, const void *p, size_t n, struct logfs_error *err)
-{
-    int e = logfs_fault("datalog-write");
-    if (!e)
-        e = logfs_pwrite_full(dl->fd, p, n, dl->flushed);
-    if (e)
-        return logfs_fail_errno(err, e, "cannot append to datalog", dl->path);
-    dl->flushed += n;
-    return LOGFS_OK;
-}
-
-/* Write the buffered bytes and then @p n caller bytes in one pwritev, with
- * no copy; short writes are finished piecewise. */
-static int write_out_with(struct logfs_datalog *dl, const uint8_t *p, size_t n, struct logfs_error *err)
+/* Write the buffered bytes and then @p n caller bytes at the end of what
+ * the file holds, in one pwritev: no copy.  On failure the buffered bytes
+ * count as written as far as they got, the caller's not at all: the file's
+ * tail past them is garbage the next write goes over. */
+static int write_out(struct logfs_datalog *dl, const uint8_t *p, size_t n, struct logfs_error *err)
 {
     struct iovec iov[2] = {{dl->buf, dl->fill}, {(void *)p, n}};
-    ssize_t k;
-    int rc = logfs_fault("datalog-write");
+    size_t done;
+    int e = logfs_pwritev_full("datalog-write", dl->fd, iov, 2, dl->flushed, &done);
 
-    if (rc)
-        return logfs_fail_errno(err, rc, "cannot append to datalog", dl->path);
-    do
-        k = pwritev(dl->fd, iov, 2, (off_t)dl->flushed);
-    while (k < 0 && errno == EINTR);
-    if (k < 0)
-        return logfs_fail_errno(err, errno, "cannot append to datalog", dl->path);
-    if ((size_t)k == dl->fill + n) {
-        dl->flushed += (uint64_t)k;
-        dl->fill = 0;
-        return LOGFS_OK;
+    if (e) {
+        size_t kept = done < dl->fill ? done : dl->fill;
+        memmove(dl->buf, dl->buf + kept, dl->fill - kept);
+        dl->fill -= kept;
+        dl->flushed += kept;
+        return logfs_fail_errno(err, e, "cannot append to datalog", dl->path);
     }
-    /* Rare: finish with plain writes.  The buffer part first, then ours. */
-    if ((size_t)k < dl->fill) {
-        dl->flushed += (uint64_t)k;
-        memmove(dl->buf, dl->buf + k, dl->fill - (size_t)k);
-        dl->fill -= (size_t)k;
-        if ((rc = write_out(dl, dl->buf, dl->fill, err)))
-            return rc;
-        dl->fill = 0;
-        return write_out(dl, p, n, err);
-    }
-    k -= (ssize_t)dl->fill;
-    dl->flushed += dl->fill;
+    dl->flushed += dl->fill + n;
     dl->fill = 0;
-    return write_out(dl, p + k, n - (size_t)k, err);
+    return LOGFS_OK;
 }
 
 int logfs_datalog_flush(struct logfs_datalog *dl, struct logfs_error *err)
@@ -214,13 +186,7 @@ int logfs_datalog_flush(struct logfs_datalog *dl, struct logfs_error *err)
         pmem_drain();
         return LOGFS_OK;
     }
-    if (dl->fill) {
-        int rc = write_out(dl, dl->buf, dl->fill, err);
-        if (rc)
-            return rc;
-        dl->fill = 0;
-    }
-    return LOGFS_OK;
+    return dl->fill ? write_out(dl, NULL, 0, err) : LOGFS_OK;
 }
 
 int logfs_datalog_append(struct logfs_datalog *dl, const void *data, size_t n,
@@ -242,7 +208,7 @@ int logfs_datalog_append(struct logfs_datalog *dl, const void *data, size_t n,
     }
     if (n >= DIRECT_MIN || n >= dl->cap) {
         /* Big, or would overflow the buffer anyway: write without copying. */
-        if ((rc = write_out_with(dl, p, n, err)))
+        if ((rc = write_out(dl, p, n, err)))
             return rc;
         dl->len += n;
         return LOGFS_OK;

@@ -11,19 +11,24 @@
 #include <unistd.h>
 
 enum { UNREAD, OFF, ARMED, SPENT };
+/* Short-write actions, below any errno. */
+enum { SHORT_HALF = -4, SHORT_ONE, SHORT_ALL_BUT_ONE };
 
 static struct {
     int state;
     char point[64];
     long nth, passes;
-    int action; /* 0: kill, else errno */
+    int action; /* 0: kill, SHORT_*, else errno */
     int once;
+    int said; /* a short write was announced */
 } armed;
 
 static const struct {
     const char *name;
     int err;
-} actions[] = {{"kill", 0}, {"ENOSPC", ENOSPC}, {"EIO", EIO}, {"ENOMEM", ENOMEM}};
+} actions[] = {{"kill", 0},         {"ENOSPC", ENOSPC},       {"EIO", EIO},
+               {"ENOMEM", ENOMEM},  {"short", SHORT_HALF},    {"short1", SHORT_ONE},
+               {"short-1", SHORT_ALL_BUT_ONE}};
 
 static void arm(void)
 {
@@ -46,21 +51,25 @@ static void arm(void)
     if (armed.nth < 1)
         armed.nth = 1;
     armed.action = -1;
+    int known = 0;
     for (size_t i = 0; action && i < sizeof actions / sizeof actions[0]; i++)
-        if (!strcmp(action, actions[i].name))
+        if (!strcmp(action, actions[i].name)) {
             armed.action = actions[i].err;
+            known = 1;
+        }
     armed.once = when && !strcmp(when, "once");
-    if (!point || !*point || strlen(point) >= sizeof armed.point || armed.action < 0 ||
+    if (!point || !*point || strlen(point) >= sizeof armed.point || !known ||
         (when && !armed.once)) {
-        fprintf(stderr, "bbfs: BBFS_FAULT=%s: expected POINT[#N]:kill|ENOSPC|EIO|ENOMEM[:once]; "
-                "ignored\n", spec);
+        fprintf(stderr, "bbfs: BBFS_FAULT=%s: expected "
+                "POINT[#N]:kill|ENOSPC|EIO|ENOMEM|short|short1|short-1[:once]; ignored\n", spec);
         return;
     }
     strcpy(armed.point, point);
     armed.state = ARMED;
 }
 
-int logfs_fault(const char *point)
+/* @return whether @p point fires at this pass. */
+static int fires(const char *point)
 {
     if (armed.state == OFF || armed.state == SPENT)
         return 0;
@@ -69,13 +78,22 @@ int logfs_fault(const char *point)
         if (armed.state == OFF)
             return 0;
     }
-    if (strcmp(point, armed.point) != 0 || ++armed.passes < armed.nth)
-        return 0;
-    if (armed.action) {
-        if (armed.once)
-            armed.state = SPENT;
-        return armed.action;
-    }
+    return strcmp(point, armed.point) == 0 && ++armed.passes >= armed.nth;
+}
+
+static int is_short(int action)
+{
+    return action == SHORT_HALF || action == SHORT_ONE || action == SHORT_ALL_BUT_ONE;
+}
+
+/* Carry out the action of @p point, which fired: @return the errno, or 0
+ * (a short action, or none); does not return on kill. */
+static int fired(const char *point)
+{
+    if (armed.once)
+        armed.state = SPENT;
+    if (armed.action)
+        return is_short(armed.action) ? 0 : armed.action;
     /* One write(2), so the line survives the kill whole. */
     char line[160];
     int k = snprintf(line, sizeof line, "bbfs fault: %s pass %ld: SIGKILL (pid %d)\n", point,
@@ -86,4 +104,31 @@ int logfs_fault(const char *point)
     kill(getpid(), SIGKILL);
     pause();
     return 0;
+}
+
+void logfs_fault_rearm(void)
+{
+    memset(&armed, 0, sizeof armed);
+    armed.state = UNREAD;
+}
+
+int logfs_fault(const char *point)
+{
+    return fires(point) ? fired(point) : 0;
+}
+
+int logfs_fault_write(const char *point, size_t n, size_t *first)
+{
+    *first = n;
+    if (!fires(point))
+        return 0;
+    if (is_short(armed.action) && n > 1) {
+        *first = armed.action == SHORT_ONE ? 1 : armed.action == SHORT_HALF ? n / 2 : n - 1;
+        if (!armed.said) { /* once: tests look for it, to know the point was reached */
+            fprintf(stderr, "bbfs fault: %s pass %ld: short write (%zu of %zu bytes)\n", point,
+                    armed.passes, *first, n);
+            armed.said = 1;
+        }
+    }
+    return fired(point);
 }

@@ -2,6 +2,11 @@
 #define _GNU_SOURCE
 #include "internal.h"
 
+#include <limits.h>
+#include <sys/uio.h>
+
+#include "fault.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,11 +14,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int logfs_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
+int logfs_pwritev_full(const char *point, int fd, struct iovec *iov, int nv, uint64_t off,
+                       size_t *done)
 {
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = pwrite(fd, p, len, (off_t)off);
+    size_t total = 0, first;
+    for (int i = 0; i < nv; i++)
+        total += iov[i].iov_len;
+    *done = 0;
+    int e = point ? logfs_fault_write(point, total, &first) : 0;
+    if (e)
+        return e;
+    while (nv > 0 && iov[0].iov_len == 0)
+        iov++, nv--;
+    while (nv > 0) {
+        ssize_t n;
+        if (*done == 0 && point && first < total) {
+            /* The fault: the first call moves only @p first bytes. */
+            struct iovec one = {iov[0].iov_base, first < iov[0].iov_len ? first : iov[0].iov_len};
+            n = pwritev(fd, &one, 1, (off_t)off);
+        } else {
+            n = pwritev(fd, iov, nv < IOV_MAX ? nv : IOV_MAX, (off_t)off);
+        }
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -21,11 +42,25 @@ int logfs_pwrite_full(int fd, const void *buf, size_t len, uint64_t off)
         }
         if (n == 0)
             return ENOSPC; /* write() making no progress means the device is full */
-        p += n;
-        len -= (size_t)n;
+        *done += (size_t)n;
         off += (uint64_t)n;
+        while (nv > 0 && (size_t)n >= iov[0].iov_len) {
+            n -= (ssize_t)iov[0].iov_len;
+            iov++, nv--;
+        }
+        if (nv > 0) {
+            iov[0].iov_base = (char *)iov[0].iov_base + n;
+            iov[0].iov_len -= (size_t)n;
+        }
     }
     return 0;
+}
+
+int logfs_pwrite_full(const char *point, int fd, const void *buf, size_t len, uint64_t off)
+{
+    struct iovec v = {(void *)buf, len};
+    size_t done;
+    return logfs_pwritev_full(point, fd, &v, 1, off, &done);
 }
 
 int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off)

@@ -23,8 +23,18 @@ int logfs_fail(struct logfs_error *err, int code, int sys_errno, const char *fmt
 /* logfs_fail for a failed system call on @p path: the code follows errno. */
 int logfs_fail_errno(struct logfs_error *err, int sys_errno, const char *what, const char *path);
 
-/* pwrite() until done, retrying short writes and EINTR. @return 0 or errno. */
-int logfs_pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
+struct iovec;
+
+/* pwritev() the @p nv buffers of @p iov at @p off until all are written,
+ * retrying short writes and EINTR; @p iov is used up on the way.  @p point
+ * names the write's fault point (fault.h), or is NULL.  *@p done is the
+ * bytes written, also on failure (the file then has them, and nothing the
+ * caller may count on after them).  @return 0 or errno. */
+int logfs_pwritev_full(const char *point, int fd, struct iovec *iov, int nv, uint64_t off,
+                       size_t *done);
+
+/* logfs_pwritev_full of one buffer. */
+int logfs_pwrite_full(const char *point, int fd, const void *buf, size_t len, uint64_t off);
 
 /* pread() until done; @return 0, errno, or -1 when the file ends first. */
 int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off);

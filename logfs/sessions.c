@@ -94,7 +94,7 @@ static int write_text(int fd, const char *text, size_t len, int durable, const c
     int e;
     if (lock_byte(fd, F_OFD_SETLKW, F_WRLCK, TEXT_BYTE) < 0 && !locks_unsupported(errno))
         return logfs_fail_errno(err, errno, "cannot lock the manifest", path);
-    if (!(e = logfs_fault("manifest-write")) && !(e = logfs_pwrite_full(fd, text, len, 0))) {
+    if (!(e = logfs_pwrite_full("manifest-write", fd, text, len, 0))) {
         logfs_fault("manifest-truncate"); /* (kill only) the new text, the old one's tail */
         if (ftruncate(fd, (off_t)len) < 0)
             e = errno;

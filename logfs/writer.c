@@ -109,9 +109,7 @@ static int flush_meta(struct logfs_writer *w, struct logfs_error *err)
         return logfs_fail(err, LOGFS_ENOSPC, ENOSPC, "metalog %s would exceed its limit of %llu bytes",
                           w->mpath, (unsigned long long)w->max_meta);
     /* (The data is in the datalog file now, its records not yet.) */
-    int e = logfs_fault("metalog-write");
-    if (!e)
-        e = logfs_pwrite_full(w->mfd, w->mbuf, w->mfill, w->mflushed);
+    int e = logfs_pwrite_full("metalog-write", w->mfd, w->mbuf, w->mfill, w->mflushed);
     if (e) {
         /* Keep the file a clean prefix of records; the queue stays for a retry. */
         if (ftruncate(w->mfd, (off_t)w->mflushed) < 0) {
@@ -494,9 +492,7 @@ static int write_seal(struct logfs_writer *w, int closed, struct logfs_error *er
     s.epochs = w->epoch;
     s.closed = closed;
     logfs_seal_encode(slot, &s);
-    int e = logfs_fault("seal-write");
-    if (!e)
-        e = logfs_pwrite_full(w->sfd, slot, sizeof slot,
+    int e = logfs_pwrite_full("seal-write", w->sfd, slot, sizeof slot,
                               (uint64_t)logfs_seal_slot(s.seq) * LOGFS_SEAL_SLOT_LEN);
     if (e)
         return logfs_fail_errno(err, e, "cannot write seal", w->spath);

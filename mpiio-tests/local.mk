@@ -132,6 +132,17 @@ check_PROGRAMS += %reldir%/t_replay_pack %reldir%/t_replay_2g %reldir%/t_replay_
 TESTS += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi %reldir%/t_replay_4g.mpi
 EXTRA_DIST += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi %reldir%/t_replay_4g.mpi
 
+# Single calls of 2 GiB and more (t_huge_calls.c says what each one broke).
+check_PROGRAMS += %reldir%/t_huge_2g %reldir%/t_huge_4g
+%canon_reldir%_t_huge_2g_SOURCES = %reldir%/t_huge_calls.c
+%canon_reldir%_t_huge_2g_CPPFLAGS = $(MPI_CPPFLAGS) -DHUGE_MIB=2049
+%canon_reldir%_t_huge_2g_LDADD = $(MPIIO_TEST_LDADD)
+%canon_reldir%_t_huge_4g_SOURCES = %reldir%/t_huge_calls.c
+%canon_reldir%_t_huge_4g_CPPFLAGS = $(MPI_CPPFLAGS) -DHUGE_MIB=4097
+%canon_reldir%_t_huge_4g_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi
+EXTRA_DIST += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi
+
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)
@@ -251,8 +262,10 @@ clean-mpiio-work:
 check_PROGRAMS += %reldir%/t_crashpoints
 %canon_reldir%_t_crashpoints_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_crashpoints_LDADD = $(MPIIO_TEST_LDADD)
-TESTS += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh
-EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/security.sh %reldir%/soak.sh \
+TESTS += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/short-writes.sh \
+	%reldir%/security.sh %reldir%/soak.sh
+EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/short-writes.sh \
+	%reldir%/security.sh %reldir%/soak.sh \
 	%reldir%/crashpoints-lib.sh
 
 check_PROGRAMS += %reldir%/t_lognames

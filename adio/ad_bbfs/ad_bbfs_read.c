@@ -342,21 +342,32 @@ struct read_ctx {
     } run;
 };
 
+/* The most one lower read moves: ADIO_ReadContig takes an int count, and
+ * MPI_Get_count cannot report more than INT_MAX. */
+#define LOWER_READ_MAX ((ADIO_Offset) 1 << 30)
+
 static int read_lower(struct read_ctx *c, ADIO_Offset off, ADIO_Offset len)
 {
     ADIO_File lo = c->bf->lower;
-    ADIO_Status st;
-    int got = 0;
     char *p = c->dst + (off - c->base);
 
-    ADIO_ReadContig(lo, p, (int) len, MPI_BYTE, ADIO_EXPLICIT_OFFSET, off, &st, &c->err);
-    if (c->err != MPI_SUCCESS)
-        return 1;
-    MPI_Get_count(&st, MPI_BYTE, &got);
-    if (got < 0 || got > len)
-        got = 0;
+    while (len > 0) {
+        ADIO_Status st;
+        int want = (int) (len < LOWER_READ_MAX ? len : LOWER_READ_MAX), got = 0;
+        ADIO_ReadContig(lo, p, want, MPI_BYTE, ADIO_EXPLICIT_OFFSET, off, &st, &c->err);
+        if (c->err != MPI_SUCCESS)
+            return 1;
+        MPI_Get_count(&st, MPI_BYTE, &got);
+        if (got < 0 || got > want)
+            got = 0;
+        p += got;
+        off += got;
+        len -= got;
+        if (got < want)
+            break;      /* the canonical file ends here */
+    }
     /* Past the canonical file's end, but inside the file logs made longer. */
-    memset(p + got, 0, (size_t) (len - got));
+    memset(p, 0, (size_t) len);
     return 0;
 }
 
@@ -597,8 +608,10 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     if (*error_code != MPI_SUCCESS)
         goto fn_exit;
     if (!buf_contig) {
-        int pos = 0;
-        MPI_Unpack(c.packed, (int) nbytes, &pos, buf, count, datatype, MPI_COMM_SELF);
+        MPI_Count pos = 0;
+        *error_code = MPI_Unpack_c(c.packed, nbytes, &pos, buf, count, datatype, MPI_COMM_SELF);
+        if (*error_code != MPI_SUCCESS)
+            goto fn_exit;
     }
     ADIOI_BBFS_Access_done(fd, file_ptr_type, next_fp, status, datatype, nbytes);
   fn_exit:

@@ -52,9 +52,14 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
     nbytes = (ADIO_Offset) count * type_size;
     ADIOI_Datatype_iscontig(datatype, &buf_contig);
     if (!buf_contig && nbytes > 0) {
-        int pos = 0;
+        MPI_Count pos = 0;
         packed = ADIOI_Malloc(nbytes);
-        MPI_Pack(buf, count, datatype, packed, (int) nbytes, &pos, MPI_COMM_SELF);
+        /* (MPI-4's large-count call: the buffer may hold 2 GiB and more) */
+        *error_code = MPI_Pack_c(buf, count, datatype, packed, nbytes, &pos, MPI_COMM_SELF);
+        if (*error_code != MPI_SUCCESS) {
+            ADIOI_BBFS_FREE(packed);
+            return;
+        }
         ww.data = packed;
     }
 
