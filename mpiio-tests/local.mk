@@ -143,6 +143,12 @@ check_PROGRAMS += %reldir%/t_huge_2g %reldir%/t_huge_4g
 TESTS += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi
 EXTRA_DIST += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi
 
+check_PROGRAMS += %reldir%/t_many_blocks
+%canon_reldir%_t_many_blocks_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_many_blocks_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_many_blocks.mpi
+EXTRA_DIST += %reldir%/t_many_blocks.mpi
+
 check_PROGRAMS += %reldir%/t_collorder
 %canon_reldir%_t_collorder_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_collorder_LDADD = $(MPIIO_TEST_LDADD)

@@ -344,6 +344,15 @@ void ADIOI_BBFS_Server_note(ADIOI_BBFS_File * bf, uint64_t off, uint64_t len, ui
             ADIOI_BBFS_Server_note(bf, off + k * stride, len, 0, 1, pos + k * len);
         return;
     }
+    if (count > BBS_MAX_PIECES) {
+        /* more blocks than one attach request may carry: several notes,
+         * so that the attach can always send the next one */
+        for (uint64_t k = 0; k < count; k += BBS_MAX_PIECES)
+            ADIOI_BBFS_Server_note(bf, off + k * stride, len, stride,
+                                   count - k < BBS_MAX_PIECES ? count - k : BBS_MAX_PIECES,
+                                   pos + k * len);
+        return;
+    }
     if (count == 1)
         stride = 0;
     struct bbs_extent *last = s->nnotes ? &s->notes[s->nnotes - 1] : NULL;
