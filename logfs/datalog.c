@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "internal.h"
 
 /* The mapping grows by doubling, from the buffer size up to this step. */
@@ -274,6 +275,13 @@ int logfs_datalog_close(struct logfs_datalog *dl, struct logfs_error *err)
         rc = logfs_fail_errno(err, errno, "cannot trim datalog", dl->path);
     if (!rc && dl->durable && fdatasync(dl->fd) < 0)
         rc = logfs_fail_errno(err, errno, "cannot fdatasync datalog", dl->path);
+    /* (a network file system may report a failed write-back only here) */
+    int fd = dl->fd, e = logfs_fault("datalog-close");
+    dl->fd = -1;
+    if (fd >= 0 && close(fd) < 0 && !e)
+        e = errno;
+    if (e && !rc)
+        rc = logfs_fail_errno(err, e, "cannot close datalog", dl->path);
     logfs_datalog_abandon(dl);
     return rc;
 }

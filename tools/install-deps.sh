@@ -28,6 +28,7 @@ PKGS=(
     googletest libgtest-dev # unit tests
     clang libclang-rt-14-dev  # libFuzzer targets (metalog reader, manifest, hints)
     valgrind                # make check-valgrind
+    strace                  # durable-flush.sh: the order of fsyncs and log removals
     python3 python3-venv python3-dev  # mpi4py (make check-clients): a venv of Debian's python, its headers
     python3-matplotlib      # noncontig/plot.py: the benchmark CSV as PNG plots
     libhdf5-mpich-dev hdf5-tools  # Debian's parallel HDF5, run unmodified on bbfs (make check)

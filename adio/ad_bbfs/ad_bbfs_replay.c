@@ -464,6 +464,10 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         /* (the last epoch's errors were not agreed yet, and the flush can
          * be collective: romio_synchronized_flush) */
         err = ADIOI_BBFS_Agree_error(comm, myname, err);
+        /* ROMIO's flush fsyncs only a file its driver marked as written,
+         * and only the generic contiguous write marks it (the nfs, lustre
+         * and xfs drivers' writes never do): this replay wrote it. */
+        lower->dirty_write = 1;
         if (err == MPI_SUCCESS)
             ADIO_Flush(lower, &err);
     }

@@ -5,9 +5,11 @@
 // with an empty buffer, a vectored one after buffered bytes), syncs, closes,
 // and replays the logs: the file must be what was written, and the seal
 // whole.  bbserver's state file (point state-write) is saved and loaded.
+// Last, a datalog close(2) that fails (point datalog-close).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <tuple>
 
@@ -126,6 +128,26 @@ TEST(ShortWrite, BbsStateSavesWholeUnderShortWrites)
         bbs_own_destroy(m);
         bbs_own_destroy(n);
     }
+}
+
+} // namespace
+
+namespace {
+
+// A datalog whose close(2) fails (a network file system reports a failed
+// write-back there) fails the writer's close: its result was dropped.
+TEST(DatalogClose, AFailureFailsTheWritersClose)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "f");
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    auto b = Pattern(1000, 1);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, b.data(), b.size(), &err)) << err.msg;
+    Armed a("datalog-close:EIO");
+    EXPECT_EQ(LOGFS_EIO, logfs_writer_close(w, &err));
+    EXPECT_NE(nullptr, strstr(err.msg, "cannot close datalog")) << err.msg;
 }
 
 } // namespace
