@@ -38,7 +38,7 @@ struct saver {
 /* Append @p n buffers to the state file (fault point "state-write"). */
 static void put(struct saver *s, struct iovec *iov, int n)
 {
-    size_t done;
+    size_t done = 0;
     if (!s->failed && logfs_pwritev_full("state-write", s->fd, iov, n, s->at, &done) != 0)
         s->failed = 1;
     s->at += done;

@@ -19,6 +19,7 @@
 
 #include "coding.h"
 #include "crc32c.h"
+#include "fault.h"
 #include "internal.h"
 #include "writer.h"
 
@@ -123,6 +124,9 @@ int logfs_log_remove(const char *metalog, struct logfs_error *err)
     if (!logfs_is_metalog_name(metalog))
         return logfs_fail(err, LOGFS_EINVAL, 0, "not a metalog name, not removed: %s", metalog);
 
+    int e = logfs_fault("log-remove");
+    if (e)
+        return logfs_fail_errno(err, e, "cannot remove the log of", metalog);
     for (int i = 0; i < 3; i++) {
         char *p = suffixes[i] ? logfs_sibling_path(metalog, suffixes[i]) : strdup(metalog);
         if (!p) {

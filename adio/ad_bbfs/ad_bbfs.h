@@ -236,9 +236,12 @@ int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf);
 /* here[w]: whether this process can open writer w's metalog. */
 void ADIOI_BBFS_Manifest_reach(const struct logfs_manifest *m, unsigned char *here);
 /* far (or NULL): writers nobody can reach, removed through their node's
- * bbserver by process w % nprocs. */
-void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsigned char *far,
-                                     int rank, int nprocs, double timeout);
+ * bbserver by process w % nprocs.  @return how many of the logs this
+ * process could reach it failed to remove (each said on stderr). */
+int ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsigned char *far,
+                                    int rank, int nprocs, double timeout);
+/* logfs_log_remove, a failure said on stderr: @return 1 if it failed. */
+int ADIOI_BBFS_Log_remove(const char *metalog);
 int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
                              struct logfs_error *le);
 /* Which sessions ADIOI_BBFS_Manifest_each visits. */

@@ -117,15 +117,15 @@ void ADIOI_BBFS_Manifest_reach(const struct logfs_manifest *m, unsigned char *he
  * Files already gone are fine.  Logs on the own storage of nodes none of
  * the caller's processes runs on go through those nodes' servers; when
  * that fails they are left, and said so (the data is in the file). */
-void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsigned char *far,
-                                     int rank, int nprocs, double timeout)
+int ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsigned char *far,
+                                    int rank, int nprocs, double timeout)
 {
     ADIOI_BBFS_Nodes nodes;
     char err[1024];
-    int ready = 0;
+    int ready = 0, failed = 0;
 
     for (uint32_t r = 0; r < m->nwriters; r++) {
-        logfs_log_remove(m->w[r].metalog, NULL);
+        failed += ADIOI_BBFS_Log_remove(m->w[r].metalog);
         if (!far || !far[r] || !m->w[r].server[0] || (int) (r % (uint32_t) nprocs) != rank)
             continue;
         if (!ready)
@@ -136,6 +136,16 @@ void ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsig
                     "and its .datalog and .sealed on that node\n", r, m->w[r].host, err,
                     m->w[r].metalog);
     }
+    return failed;
+}
+
+int ADIOI_BBFS_Log_remove(const char *metalog)
+{
+    struct logfs_error le;
+    if (logfs_log_remove(metalog, &le) == LOGFS_OK)
+        return 0;
+    fprintf(stderr, "bbfs: %s\n", le.msg);
+    return 1;
 }
 
 /* Load and parse one manifest.  Returns a logfs code; le says why. */

@@ -344,16 +344,22 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
         remove_manifests(bf, p, with_own);
     logfs_fault("marked");      /* (kill only) */
     MPI_Barrier(fd->comm);
+    int failed = 0, any_failed;
     for (int i = 0, at = 0; i < p->n; at += (int) m[i].nwriters, i++)
-        ADIOI_BBFS_Manifest_remove_logs(&m[i], far + at, rank, nprocs,
-                                        (double) bf->hints.server_timeout);
+        failed += ADIOI_BBFS_Manifest_remove_logs(&m[i], far + at, rank, nprocs,
+                                                  (double) bf->hints.server_timeout);
     ADIOI_Free(here);
     ADIOI_Free(far);
     if (with_own)
-        logfs_log_remove(bf->metalogs[rank], NULL);
+        failed += ADIOI_BBFS_Log_remove(bf->metalogs[rank]);
     logfs_fault("logs-removed");        /* (kill only) */
-    MPI_Barrier(fd->comm);
-    if (rank == 0 && marked)
+    /* (the barrier the manifests' removal needs, with the answer) */
+    MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
+    if (rank == 0 && marked && any_failed)
+        fprintf(stderr, "bbfs: %s: the data is in the file, but logs are left (above); their "
+                "manifest stays, marked replayed, so that the next open or bbfs-replay of the "
+                "file removes them\n", bf->canonical);
+    else if (rank == 0 && marked)
         remove_manifests(bf, p, with_own);
 }
 
