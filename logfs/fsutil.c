@@ -63,6 +63,19 @@ int logfs_pwrite_full(const char *point, int fd, const void *buf, size_t len, ui
     return logfs_pwritev_full(point, fd, &v, 1, off, &done);
 }
 
+int logfs_fsync_dir(const char *dir)
+{
+    int e = logfs_fault("dir-fsync");
+    if (e)
+        return e;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    e = fsync(fd) < 0 ? errno : 0;
+    close(fd);
+    return e;
+}
+
 int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off)
 {
     char *p = buf;

@@ -36,6 +36,10 @@ int logfs_pwritev_full(const char *point, int fd, struct iovec *iov, int nv, uin
 /* logfs_pwritev_full of one buffer. */
 int logfs_pwrite_full(const char *point, int fd, const void *buf, size_t len, uint64_t off);
 
+/* fsync(2) the directory @p dir, so that the names made in it survive a
+ * crash (fault point "dir-fsync").  @return 0 or errno. */
+int logfs_fsync_dir(const char *dir);
+
 /* pread() until done; @return 0, errno, or -1 when the file ends first. */
 int logfs_pread_full(int fd, void *buf, size_t len, uint64_t off);
 

@@ -92,6 +92,8 @@ int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *l
                                    m->w[r].server);
     if (m->map[0])
         n += (size_t) snprintf(out + n, cap - n, "map %s\n", m->map);
+    if (m->durable)
+        n += (size_t) snprintf(out + n, cap - n, "durable\n");
     if (m->replayed)
         n += (size_t) snprintf(out + n, cap - n, "replayed\n");
     *text = out;
@@ -164,8 +166,8 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         }
         m->w[k].epochs = epochs;
     }
-    /* Then (version 4) the servers, by rank, (version 5) the map's, and
-     * "replayed".  Anything else is the tail of a longer text this one was
+    /* Then (version 4) the servers, by rank, (version 5) the map's,
+     * (version 6) "durable", and "replayed".  Anything else is the tail of a longer text this one was
      * written over (a writer killed before it trimmed the file). */
     int have = next_line(&p, end, line, sizeof(line)) == 0;
     for (int64_t last = -1; version >= 4 && have; have = next_line(&p, end, line,
@@ -178,6 +180,10 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
     if (version >= 5 && have && sscanf(line, "map %255s", host) == 1
         && logfs_manifest_set_map(m, host) == LOGFS_OK)
         have = next_line(&p, end, line, sizeof(line)) == 0;
+    if (version >= 6 && have && !strcmp(line, "durable")) {
+        m->durable = 1;
+        have = next_line(&p, end, line, sizeof(line)) == 0;
+    }
     if (version >= 3 && have && !strcmp(line, "replayed"))
         m->replayed = 1;
     return LOGFS_OK;

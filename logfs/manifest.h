@@ -32,6 +32,10 @@
  * other nodes) takes its map from there, so that both attach to and ask
  * one map.
  *
+ * Version 6 adds, after those, "durable": the writers made their logs
+ * durable (bbfs_durable), so whoever replays them makes the canonical file
+ * durable before it removes them, whatever its own hints say.
+ *
  * The other files of a writer's log (datalog, seal) are named after its
  * metalog (see writer.h).  Paths may not contain newlines; hosts may not
  * contain blanks.
@@ -48,7 +52,7 @@
 extern "C" {
 #endif
 
-#define LOGFS_MANIFEST_VERSION 5
+#define LOGFS_MANIFEST_VERSION 6
 #define LOGFS_MANIFEST_HOST_MAX 256
 
 struct logfs_manifest_writer {
@@ -63,6 +67,7 @@ struct logfs_manifest {
     uint32_t nwriters;                  /* writers, ranks 0 .. nwriters-1 */
     struct logfs_manifest_writer *w;    /* nwriters entries, by rank */
     int replayed;                       /* the data is in the file; remove the rest */
+    int durable;                        /* the logs were made durable (bbfs_durable) */
     char map[LOGFS_MANIFEST_HOST_MAX];  /* the server of the file's map ("": none) */
 };
 

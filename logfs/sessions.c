@@ -138,6 +138,13 @@ int logfs_session_create(const char *path, uint64_t file_id, const char *text, s
         goto fail;
     }
     unlink(tmp);
+    /* (a durable session's manifest must name its logs after a crash) */
+    int e = durable ? logfs_fsync_dir(dir) : 0;
+    if (e) {
+        unlink(final);
+        rc = logfs_fail_errno(err, e, "cannot fsync the manifest directory", dir);
+        goto fail_closed;
+    }
     if (!(s->path = strdup(final))) {
         unlink(final);
         rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a manifest path");

@@ -203,6 +203,12 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
         goto fail;
     if ((rc = write_header(w, o, err)))
         goto fail;
+    /* Durable logs must also be found after a crash: their names too. */
+    int e = o->durable ? logfs_fsync_dir(o->dir) : 0;
+    if (e) {
+        rc = logfs_fail_errno(err, e, "cannot fsync the log directory", o->dir);
+        goto fail;
+    }
     free(dpath);
     *out = w;
     return LOGFS_OK;

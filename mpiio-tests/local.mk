@@ -269,10 +269,10 @@ check_PROGRAMS += %reldir%/t_crashpoints
 %canon_reldir%_t_crashpoints_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_crashpoints_LDADD = $(MPIIO_TEST_LDADD)
 TESTS += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/short-writes.sh %reldir%/durable-flush.sh \
-	%reldir%/log-remove.sh \
+	%reldir%/cleanup-faults.sh \
 	%reldir%/security.sh %reldir%/soak.sh
 EXTRA_DIST += %reldir%/crash-matrix.sh %reldir%/fault-errors.sh %reldir%/short-writes.sh %reldir%/durable-flush.sh \
-	%reldir%/log-remove.sh \
+	%reldir%/cleanup-faults.sh \
 	%reldir%/security.sh %reldir%/soak.sh \
 	%reldir%/crashpoints-lib.sh
 

@@ -204,6 +204,12 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, int defer_if_live, ADIOI_B
  * with_own, in one plan through lo; then remove them, unless keep. */
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
                               int keep);
+/* Collective: remove the sessions a replay with keep left (and this
+ * handle's own if with_own), as its end would have. */
+int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own);
+/* The error of a replay whose write (or the lower file's close after it)
+ * failed with w_err: its class, and that the logs stay. */
+int ADIOI_BBFS_Err_canonical_write(const char *myname, const char *canonical, int w_err);
 /* Collective: every other session of the file, live or pending, unclaimed. */
 int ADIOI_BBFS_Pending_list(ADIO_File fd, ADIOI_BBFS_Pending * p);
 void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p);

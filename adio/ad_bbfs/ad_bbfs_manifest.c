@@ -29,8 +29,11 @@ int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
     struct logfs_error le;
     char *text = NULL, msg[LOGFS_ERRMSG_MAX + 160];
     size_t len;
-    int rc = logfs_manifest_format(bf->manifest, &text, &len);
+    int rc;
 
+    /* (once durable, the session's logs stay so: the replay flushes for it) */
+    bf->manifest->durable |= bf->hints.durable;
+    rc = logfs_manifest_format(bf->manifest, &text, &len);
     if (rc != LOGFS_OK)
         return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot describe the logs in a "
                                     "manifest (hostname or log path with blanks?)");

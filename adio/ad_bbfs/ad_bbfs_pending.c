@@ -382,6 +382,31 @@ static void note_replayed(ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
         bf->replayed[bf->nreplayed++] = bf->file_id;
 }
 
+/* The replayed sessions' logs and manifests go (remove_replayed), and
+ * process 0 tells the map's server. */
+static void remove_parsed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_manifest *m,
+                          int with_own)
+{
+    int rank;
+    MPI_Comm_rank(fd->comm, &rank);
+    remove_replayed(fd, p, m, with_own);
+    if (rank == 0)
+        note_replayed(ADIOI_BBFS_Private(fd), p, m, with_own);
+}
+
+int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own)
+{
+    struct logfs_manifest *m = ADIOI_Calloc(p->n + 1, sizeof(*m));
+    int err = parse_all(ADIOI_BBFS_Private(fd), p, m);
+    if (err == MPI_SUCCESS) {
+        remove_parsed(fd, p, m, with_own);
+        for (int i = 0; i < p->n; i++)
+            logfs_manifest_free(&m[i]);
+    }
+    ADIOI_Free(m);
+    return err;
+}
+
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
                               int keep)
 {
@@ -425,15 +450,18 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         }
         counts[s++] = (int) m[i].nwriters;
     }
+    /* Durability travels with the sessions: a durable one's logs go only
+     * once the file is durable, whatever this handle's hints say. */
+    ADIOI_BBFS_Hints h = bf->hints;
+    for (int i = 0; i < p->n; i++)
+        if (!m[i].replayed && m[i].durable)
+            h.durable = 1;
     err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, servers, counts, ns, promised,
-                                 &bf->hints, bf->hints.timing ? &bf->times : NULL)
+                                 &h, bf->hints.timing ? &bf->times : NULL)
         : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
-    if (err == MPI_SUCCESS && !keep) {
-        remove_replayed(fd, p, m, with_own);
-        if (rank == 0)
-            note_replayed(bf, p, m, with_own);
-    }
+    if (err == MPI_SUCCESS && !keep)
+        remove_parsed(fd, p, m, with_own);
     for (int i = 0; i < p->n; i++)
         logfs_manifest_free(&m[i]);
     ADIOI_Free(m);
@@ -504,10 +532,22 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         pending_free(&p, 1);
         return;
     }
-    *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 0);
+    /* The logs stay until the lower close succeeded: a network file
+     * system may report a failed write-back (EDQUOT, EIO) only there. */
+    *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 1);
     int close_err;
     MPI_File h = lo;
     ADIO_Close(lo, &close_err);
     MPIO_File_free(&h);
+    int injected = logfs_fault("lower-close");
+    if (injected && close_err == MPI_SUCCESS)
+        close_err = ADIOI_Err_create_code(myname, bf->canonical, injected);
+    if (close_err != MPI_SUCCESS)
+        close_err = ADIOI_BBFS_Err_canonical_write(myname, bf->canonical, close_err);
+    if (*error_code == MPI_SUCCESS) {
+        *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, close_err);
+        if (*error_code == MPI_SUCCESS)
+            *error_code = ADIOI_BBFS_Pending_remove(fd, &p, 0);
+    }
     pending_free(&p, 1);
 }

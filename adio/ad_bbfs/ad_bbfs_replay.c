@@ -202,7 +202,7 @@ static int write_round(struct replay *rp, const struct logfs_replay_piece *pc, s
 
 /* A failed write of the canonical file keeps its class (no space, I/O
  * error) and says what becomes of the data. */
-static int canonical_write_failed(const char *myname, const char *canonical, int w_err)
+int ADIOI_BBFS_Err_canonical_write(const char *myname, const char *canonical, int w_err)
 {
     char why[MPI_MAX_ERROR_STRING];
     int cls, len;
@@ -441,7 +441,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
             if (injected && w_err == MPI_SUCCESS)
                 w_err = ADIOI_Err_create_code(myname, canonical, injected);
             if (w_err != MPI_SUCCESS && err == MPI_SUCCESS)
-                err = canonical_write_failed(myname, canonical, w_err);
+                err = ADIOI_BBFS_Err_canonical_write(myname, canonical, w_err);
             LAP(write);
         }
         if (rs.present && (rs_err = resize_to(&rp, rs.extend_to, 1)) != MPI_SUCCESS

@@ -29,7 +29,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/ownmap_test.cc \
 	%reldir%/serve_test.cc \
 	%reldir%/state_test.cc \
-	%reldir%/short_write_test.cc \
+	%reldir%/write_faults_test.cc \
 	adio/ad_bbfs/ad_bbfs_hint_table.h adio/ad_bbfs/ad_bbfs_hint_table.c \
 	$(BBS_CORE_C)
 # The driver's hint table is plain C and tested here too, against docs/hints.md.

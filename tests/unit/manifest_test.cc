@@ -42,7 +42,7 @@ TEST(Manifest, FormatThenParseGivesTheSameWriters)
 {
     logfs_manifest m = TwoWriters(), back;
     std::string text = Format(m);
-    EXPECT_EQ("bbfs-manifest 5\nfile_id 00c0ffee12345678\nwriters 2\n"
+    EXPECT_EQ("bbfs-manifest 6\nfile_id 00c0ffee12345678\nwriters 2\n"
               "writer 0 node1 0 /bb/out.dat.1.0.metalog\n"
               "writer 1 node2 7 /bb/out dir/out.dat.1.1.metalog\n", text);
     ASSERT_EQ(LOGFS_OK, Parse(text, &back));
@@ -52,6 +52,28 @@ TEST(Manifest, FormatThenParseGivesTheSameWriters)
     EXPECT_STREQ("/bb/out dir/out.dat.1.1.metalog", back.w[1].metalog);
     EXPECT_EQ(0u, back.w[0].epochs);
     EXPECT_EQ(7u, back.w[1].epochs);
+    logfs_manifest_free(&m);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, TheDurableMarkComesBeforeReplayedAndSurvivesAParse)
+{
+    logfs_manifest m = TwoWriters(), back;
+    EXPECT_EQ(LOGFS_OK, Parse(Format(m), &back));
+    EXPECT_EQ(0, back.durable);
+    logfs_manifest_free(&back);
+    m.durable = 1;
+    m.replayed = 1;
+    std::string text = Format(m);
+    EXPECT_EQ("durable\nreplayed\n", text.substr(text.size() - 17));
+    ASSERT_EQ(LOGFS_OK, Parse(text, &back));
+    EXPECT_EQ(1, back.durable);
+    EXPECT_EQ(1, back.replayed);
+    logfs_manifest_free(&back);
+    // A version 5 manifest has no such line: what follows is a torn tail.
+    std::string v5 = "bbfs-manifest 5" + text.substr(text.find('\n'));
+    ASSERT_EQ(LOGFS_OK, Parse(v5, &back));
+    EXPECT_EQ(0, back.durable);
     logfs_manifest_free(&m);
     logfs_manifest_free(&back);
 }
@@ -201,8 +223,8 @@ TEST(Manifest, ANewerVersionIsAClearError)
 {
     logfs_manifest m;
     std::string msg;
-    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 6\n", &m, &msg));
-    EXPECT_NE(std::string::npos, msg.find("version 6"));
+    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 7\n", &m, &msg));
+    EXPECT_NE(std::string::npos, msg.find("version 7"));
 }
 
 TEST(Manifest, AWriterCountThatDoesNotMatchTheLinesIsCorrupt)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# log-remove.sh — logs that cannot be removed after a replay stay named.
+# cleanup-faults.sh — a replay removes the logs only once the data is safe
+# in the file, and never leaves logs unnamed.
 #
+# 1. Logs that cannot be removed after a replay stay named.
 # t_crashpoints runs with 4 processes on bbfs: and its close replays; in
 # process 1 the removal of its log fails (fault point log-remove, EIO,
 # once).  The data is in the file, so every call succeeds; but the logs
@@ -9,10 +11,18 @@
 # recovery (a read-only reopen, or bbfs-replay) must remove them and the
 # manifest, and leave the file as it was: equal to the ufs: run's.
 #
+# 2. An open that replays pending logs (t_crashpoints --reopen, after a
+# writer that left them with bbfs_replay never) where closing the lower
+# file fails (fault point lower-close, EIO, once; a network file system
+# reports a failed write-back there): the open fails with MPI_ERR_IO on
+# every process, and the logs and the manifest stay; a second reopen
+# replays them, and the file equals the ufs: run's.  (The logs used to be
+# removed before that close, its error never read.)
+#
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
 . "$(dirname "$0")/crashpoints-lib.sh"
-cp_setup log-remove
+cp_setup cleanup-faults
 
 for recovery in reopen bbfs-replay; do
     dir="$work/$recovery"; f="$dir/data.dat"
@@ -39,5 +49,27 @@ for recovery in reopen bbfs-replay; do
     if ls -d "$dir"/.*.bbfs >/dev/null 2>&1; then fail "$recovery: a manifest is left after recovery"; continue; fi
     echo "ok: 3 log files left and named; $recovery removed them, the file equal to ufs:"
 done
+dir="$work/lower-close"; f="$dir/data.dat"
+rm -rf "$dir" "$BBFS_LOGDIR"; mkdir -p "$dir" "$BBFS_LOGDIR"
+echo "+ mpiexec -n $np t_crashpoints bbfs:$f (deferred); BBFS_FAULT=lower-close:EIO:once ... --reopen"
+if ! ROMIO_HINTS="$work/deferred.hints" timeout 120 "$MPIEXEC" -n $np "$prog" "bbfs:$f" \
+        </dev/null >"$dir/run.out" 2>&1; then
+    sed 's/^/  | /' "$dir/run.out"; fail "lower-close: the deferred writer failed"
+elif BBFS_FAULT=lower-close:EIO:once timeout 120 "$MPIEXEC" -n $np "$prog" --reopen "bbfs:$f" \
+        </dev/null >"$dir/fault.out" 2>&1; then
+    fail "lower-close: the reopen succeeded although closing the lower file failed"
+elif [ "$(grep -c 'open failed: Other I/O error' "$dir/fault.out")" -ne $np ] \
+        || ! grep -q 'nothing is lost: the logs stay' "$dir/fault.out"; then
+    sed 's/^/  | /' "$dir/fault.out"
+    fail "lower-close: the reopen failed, but not with MPI_ERR_IO on every process and a message saying the logs stay"
+elif [ "$(find "$BBFS_LOGDIR" -type f | wc -l)" -ne $((3 * np)) ] || ! ls -d "$dir"/.*.bbfs >/dev/null 2>&1; then
+    fail "lower-close: logs or manifest removed although the lower close failed"
+elif ! ROMIO_HINTS="$work/close.hints" timeout 120 "$MPIEXEC" -n $np "$prog" --reopen "bbfs:$f" \
+        </dev/null >"$dir/recover.out" 2>&1; then
+    sed 's/^/  | /' "$dir/recover.out"; fail "lower-close: the second reopen failed"
+elif cp_judge "lower-close: after the second reopen" "$dir" --exact; then
+    if [ "$(find "$BBFS_LOGDIR" -type f | wc -l)" -ne 0 ]; then fail "lower-close: logs left"
+    else echo "ok: lower close failed: the open failed and kept the $((3 * np)) log files; a second reopen replayed them, the file equal to ufs:"; fi
+fi
 [ $status -eq 0 ] && rm -rf "$work"
 exit $status

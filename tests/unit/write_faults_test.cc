@@ -1,11 +1,14 @@
-// Short writes (logfs/fault.h's short actions): the kernel may move fewer
+// Writes that fail or stop short (logfs/fault.h).
+//
+// Short writes (the short actions): the kernel may move fewer
 // bytes than asked, and every write logfs makes must finish the rest at the
 // right offset.  Each case arms one write point with one short action,
 // writes through every datalog path (buffered appends, a direct append
 // with an empty buffer, a vectored one after buffered bytes), syncs, closes,
 // and replays the logs: the file must be what was written, and the seal
 // whole.  bbserver's state file (point state-write) is saved and loaded.
-// Last, a datalog close(2) that fails (point datalog-close).
+// Then a datalog close(2) that fails (point datalog-close), and durable
+// logs and manifests whose directory cannot be fsynced (point dir-fsync).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -17,6 +20,7 @@
 #include "helpers.h"
 #include "ownmap.h"
 #include "seal.h"
+#include "sessions.h"
 #include "state.h"
 
 namespace {
@@ -148,6 +152,43 @@ TEST(DatalogClose, AFailureFailsTheWritersClose)
     Armed a("datalog-close:EIO");
     EXPECT_EQ(LOGFS_EIO, logfs_writer_close(w, &err));
     EXPECT_NE(nullptr, strstr(err.msg, "cannot close datalog")) << err.msg;
+}
+
+} // namespace
+
+namespace {
+
+// With durable logs, the names of the logs and of the manifest must
+// survive a crash too: their directories are fsynced, and a failure says so.
+TEST(DurableDirectories, TheLogDirectoryIsFsyncedAtOpen)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "f");
+    o.durable = 1;
+    logfs_writer *w = nullptr;
+    {
+        Armed a("dir-fsync:EIO");
+        EXPECT_EQ(LOGFS_EIO, logfs_writer_open(&o, &w, &err));
+        EXPECT_NE(nullptr, strstr(err.msg, "cannot fsync the log directory")) << err.msg;
+        o.durable = 0; // not durable: no fsync, so the fault is not reached
+        ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+        logfs_writer_abandon(w);
+    }
+}
+
+TEST(DurableDirectories, TheManifestDirectoryIsFsyncedWhenPublished)
+{
+    TempDir dir;
+    logfs_error err{};
+    logfs_session s;
+    std::string file = dir.file("out.dat");
+    const char text[] = "x\n";
+    Armed a("dir-fsync:EIO");
+    EXPECT_EQ(LOGFS_EIO, logfs_session_create(file.c_str(), 7, text, 2, 1, &s, &err));
+    EXPECT_NE(nullptr, strstr(err.msg, "cannot fsync the manifest directory")) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_session_create(file.c_str(), 8, text, 2, 0, &s, &err)) << err.msg;
+    logfs_session_remove(&s);
 }
 
 } // namespace
