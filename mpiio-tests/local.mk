@@ -140,8 +140,8 @@ check_PROGRAMS += %reldir%/t_huge_2g %reldir%/t_huge_4g
 %canon_reldir%_t_huge_4g_SOURCES = %reldir%/t_huge_calls.c
 %canon_reldir%_t_huge_4g_CPPFLAGS = $(MPI_CPPFLAGS) -DHUGE_MIB=4097
 %canon_reldir%_t_huge_4g_LDADD = $(MPIIO_TEST_LDADD)
-TESTS += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi
-EXTRA_DIST += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi
+TESTS += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi %reldir%/t_huge_2g_remote.mpi
+EXTRA_DIST += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi %reldir%/t_huge_2g_remote.mpi
 
 check_PROGRAMS += %reldir%/t_many_blocks
 %canon_reldir%_t_many_blocks_CPPFLAGS = $(MPI_CPPFLAGS)

@@ -15,8 +15,10 @@
  * collectives, and on 2 cores took the test from 8 s to 25 s).  After close, process 0 reads it all back in one call,
  * then in one call through a vector memory type (1 MiB blocks, a 4 KiB gap
  * between them), then writes the same span again through that memory type
- * and reads it back from its own log in one call.  The runner compares the
- * file with the ufs: run's.  Built twice: t_huge_2g (HUGE_MIB 2049, past a
+ * and reads it back from its own log in one call; after sync-barrier-sync
+ * process 1 reads that span from process 0's log in one MPI_File_read_at_all
+ * (through bbserver when run with BBFS_FORCE_REMOTE=1).  The runner compares
+ * the file with the ufs: run's.  Built twice: t_huge_2g (HUGE_MIB 2049, past a
  * signed 32-bit length) and t_huge_4g (4097, past an unsigned one). */
 #include "testlib.h"
 #include <stdint.h>
@@ -134,6 +136,21 @@ int main(int argc, char **argv)
         memset(buf, 0xee, HUGE_MIB * (MIB + GAP));
         TL_MPI(MPI_File_read_at(fh, 0, buf, 1, spread, &st));
         verify_blocks(buf, 3, "one read through the vector type of what it wrote (own log)");
+        free(buf);
+        buf = NULL;
+    }
+    /* Another process reads it all, from process 0's log, in one collective
+     * call (through bbserver with BBFS_FORCE_REMOTE). */
+    tl_sync_barrier_sync(fh);
+    if (tl_rank == 1) {
+        buf = malloc((size_t) DATA);
+        TL_CHECK(buf != NULL, "no memory for %d MiB", HUGE_MIB);
+        memset(buf, 0xee, (size_t) DATA);
+    }
+    TL_MPI(MPI_File_read_at_all(fh, 0, buf, tl_rank == 1 ? HUGE_MIB : 0, mib, &st));
+    if (tl_rank == 1) {
+        expect_count(&st, MPI_BYTE, DATA, "the collective read of another's log");
+        verify(buf, (size_t) DATA, 0, 3, "one collective read of what process 0 synced");
     }
     TL_MPI(MPI_File_close(&fh));
     free(buf);
