@@ -172,15 +172,28 @@ int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_
      * as well as for the reply. */
     if (r == NULL)
         sent = UCS_OK;
-    int rc = wait_until(c, deadline, reply_done);
+    int rc = wait_until(c, deadline, reply_done), lost = 0;
     if (r) {
         while (sent == UCS_INPROGRESS && c->failed == UCS_OK && bbs_now() < deadline + 1)
             ucp_worker_progress(c->u.worker);
         if (sent == UCS_INPROGRESS)
             ucp_request_cancel(c->u.worker, r);
-        while (sent == UCS_INPROGRESS)
+        double grace = bbs_now() + 1;
+        while (sent == UCS_INPROGRESS && bbs_now() < grace)
             ucp_worker_progress(c->u.worker);
-        ucp_request_free(r);
+        if (sent == UCS_INPROGRESS) {
+            /* A send UCX does not cancel: to a peer whose connection never
+             * formed (a link down), it would wait out TCP's own timeout,
+             * minutes.  Closing the endpoint by force completes it. */
+            bbs_ep_close(&c->u, c->ep, 1, 1);
+            c->ep = NULL;
+            lost = 1;
+            grace = bbs_now() + 5;
+            while (sent == UCS_INPROGRESS && bbs_now() < grace)
+                ucp_worker_progress(c->u.worker);
+        }
+        if (sent != UCS_INPROGRESS)
+            ucp_request_free(r);        /* (else UCX still owns it: left, not waited for) */
     }
     if (rc != 0) {
         if (c->failed != UCS_OK)
@@ -191,6 +204,8 @@ int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_
             snprintf(err, errlen, "bbserver %s did not answer within %.0f s "
                      "(bbfs_server_timeout); is it running and reachable?", c->addr,
                      c->timeout);
+        if (lost && c->failed == UCS_OK)
+            c->failed = UCS_ERR_TIMED_OUT;      /* (the endpoint is gone) */
         return -1;
     }
     if (c->reply->status != UCS_OK) {

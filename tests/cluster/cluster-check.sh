@@ -42,7 +42,7 @@ leftovers() {   # what a cluster below $1 could leave behind, one count each
 rm -rf "$work"; mkdir -p "$work"
 before=$(leftovers "$work")
 export MPIEXEC
-all_specs=$(cd "$here/../../mpiio-tests" && ls t_*.mpi | sed 's/\.mpi$//' | grep -v -E '^t_replay_[24]g$' | tr '\n' ' ')
+all_specs=$(cd "$here/../../mpiio-tests" && ls t_*.mpi | sed 's/\.mpi$//' | grep -v -E '^t_(replay_[24]g|huge_.*)$' | tr '\n' ' ')
 specs_2=${CLUSTER_TESTS_2:-$all_specs}
 specs_3=${CLUSTER_TESTS_3:-"t_epochs t_consistency t_reopen t_delete t_crash t_random_replay t_replay_rounds_tool t_collorder t_handles"}
 

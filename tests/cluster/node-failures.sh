@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# node-failures.sh — what a job sees when another node's link fails.
+#
+# On 2 emulated nodes, each with its own log directory, a job on both nodes
+# writes four epochs (t_crashpoints) and leaves its logs pending
+# (bbfs_replay never); then node1's link goes down (ip link set eth0 down
+# inside node1; node0 keeps node1's link-layer address, so that its packets
+# go unanswered rather than fail at once).
+#   1. A reader job on node0 alone opens the file (t_readback, hint
+#      bbfs_server_timeout 5): the open replays the pending logs and must
+#      reach node1's server for node1's.  It must fail on every process
+#      with MPI_ERR_IO and a message naming node1's server and the timeout,
+#      within the timeout and a few seconds of clean-up, not hang (it hung
+#      in the connection: killed after 90 s).  Every log stays.
+#   2. The link comes back: the same reader job succeeds, its file equals
+#      the ufs: run's, and node1's logs are gone.
+#
+# Environment: MPIEXEC, BUILDDIR (set by make check).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+cluster="$here/cluster.sh"
+work="$BUILDDIR/tests/cluster/node-failures"
+prog="$BUILDDIR/mpiio-tests/t_crashpoints"
+readback="$BUILDDIR/tests/cluster/t_readback"
+[ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
+for f in "$prog" "$readback"; do
+    [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
+done
+rm -rf "$work"; mkdir -p "$work"
+export MPIEXEC BBFS_SERVER_TOKEN_FILE="$work/token" BBFS_SERVER_IDLE=120
+printf 'bbfs_replay never\nbbfs_server_timeout 5\n' > "$work/never.hints"
+printf 'bbfs_server_timeout 5\n' > "$work/t5.hints"
+
+"$cluster" with 2 "$work/c" env work="$work" prog="$prog" readback="$readback" bash -c '
+set -u
+fails=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+on() { "'"$cluster"'" exec "$CLUSTER_DIR" "$@"; }
+logs_on() { on "$1" sh -c "ls $CLUSTER_DIR/local | grep -c log$"; }
+export BBFS_LOGDIR=$CLUSTER_DIR/local
+CLUSTER_HOSTS=node0,node1 "$CLUSTER_DIR/mpiexec" -n 4 "$prog" "ufs:$work/ref.dat" \
+    </dev/null > "$work/ref.out" 2>&1 || { cat "$work/ref.out"; exit 1; }
+ROMIO_HINTS=$work/never.hints CLUSTER_HOSTS=node0,node1 "$CLUSTER_DIR/mpiexec" -n 4 "$prog" \
+    "bbfs:$work/f.dat" </dev/null > "$work/write.out" 2>&1 \
+    || { sed "s/^/  | /" "$work/write.out"; echo "FAIL: the writer job"; exit 1; }
+before=$(logs_on node1)
+[ "$before" -gt 0 ] || { echo "FAIL: no pending logs on node1"; exit 1; }
+
+# 1. node1 cut off during the open'"'"'s replay.  node0 keeps node1'"'"'s
+# link-layer address (as it would for a while after the last packet): its
+# packets go out and get no answer, rather than failing at once for want of
+# an address (which the old client survived by luck).
+mac=$(on node1 ip -o link show dev eth0 | sed -n "s/.*link\/ether \([0-9a-f:]*\).*/\1/p")
+ip1=$(on node1 sh -c "ip -4 -o addr show dev eth0" | sed -n "s/.*inet \([0-9.]*\).*/\1/p")
+on node0 ip neigh replace "$ip1" lladdr "$mac" dev eth0 nud permanent \
+    || { echo "FAIL: cannot pin node1'"'"'s address on node0"; exit 1; }
+on node1 ip link set eth0 down
+start=$(date +%s)
+ROMIO_HINTS=$work/t5.hints CLUSTER_HOSTS=node0 timeout 90 "$CLUSTER_DIR/mpiexec" -n 2 \
+    "$readback" "$work/ref.dat" "bbfs:$work/f.dat" </dev/null > "$work/cut.out" 2>&1
+rc=$?; took=$(( $(date +%s) - start ))
+if [ $rc = 124 ]; then fail "the reader on node0 hung with node1 cut off (killed after 90 s)"
+elif [ $rc = 0 ]; then fail "the reader on node0 succeeded with node1 cut off"
+elif [ "$(grep -c "did not answer within 5 s (bbfs_server_timeout)" "$work/cut.out")" -lt 1 ] \
+     || ! grep -q "node1:" "$work/cut.out" \
+     || [ "$(grep -c "open.*failed\|FAIL \[rank" "$work/cut.out")" -lt 2 ]; then
+    sed "s/^/  | /" "$work/cut.out" | tail -8
+    fail "with node1 cut off the open failed, but not on both processes naming node1 and the timeout"
+elif [ $took -gt 20 ]; then fail "with node1 cut off the open took $took s to fail (timeout 5 s)"
+else ok "node1 cut off: the open on node0 fails on both processes in $took s naming node1'"'"'s server and the 5 s timeout"; fi
+[ "$(logs_on node1)" = "$before" ] && ok "and every log on node1 stays ($before files)" \
+    || fail "logs on node1 after the failed open: $(logs_on node1) of $before"
+# 2. the link back
+on node1 ip link set eth0 up
+sleep 1
+if ROMIO_HINTS=$work/t5.hints CLUSTER_HOSTS=node0 timeout 90 "$CLUSTER_DIR/mpiexec" -n 2 \
+       "$readback" "$work/ref.dat" "bbfs:$work/f.dat" </dev/null > "$work/back.out" 2>&1 \
+   && cmp -s "$work/ref.dat" "$work/f.dat" && [ "$(logs_on node1)" = 0 ]; then
+    ok "the link back: the reader on node0 replays node1'"'"'s logs; the file equals ufs:, no log left"
+else sed "s/^/  | /" "$work/back.out" | tail -8; fail "after the link came back (logs on node1: $(logs_on node1))"; fi
+exit $((fails > 0))'
+rc=$?
+[ $rc = 0 ] && rm -rf "$work"
+exit $rc
