@@ -18,6 +18,7 @@
  * same epoch), and prints how many epochs ran and the largest resident
  * memory of a process after epoch 10 and at the end. */
 #include "testlib.h"
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,20 @@ static long rss_kib(void)
     return kib;
 }
 
+/* Open file descriptors of this process (0 if unknown). */
+static long open_fds(void)
+{
+    long n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d) {
+        closedir(d);
+        n--;            /* (the directory's own) */
+    }
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
@@ -238,7 +253,7 @@ int main(int argc, char **argv)
     const char *ne = getenv("T_RANDOM_EPOCHS"), *ns = getenv("T_RANDOM_SECONDS");
     int epochs = ne ? atoi(ne) : EPOCHS, done = 0;
     double limit = ns ? atof(ns) : 0, t0 = MPI_Wtime();
-    long rss_warm = 0;
+    long rss_warm = 0, fds_warm = 0;
     for (int e = 1; e <= epochs; e++) {
         int mine = zone_of(tl_rank, e);
         if (e % 3 != 1)
@@ -282,20 +297,23 @@ int main(int argc, char **argv)
         TL_CHECK(size == model_size, "epoch %d: size %lld, expected %ld", e, (long long) size,
                  model_size);
         done = e;
-        if (e == 10)
+        if (e == 10) {
             rss_warm = rss_kib();
+            fds_warm = open_fds();
+        }
         int stop = limit > 0 && MPI_Wtime() - t0 > limit;
         MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
         if (stop)
             break;
     }
     if (ne) {
-        long mem[2] = { rss_warm, rss_kib() }, all[2];
-        MPI_Allreduce(mem, all, 2, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
+        long mem[4] = { rss_warm, rss_kib(), fds_warm, open_fds() }, all[4];
+        MPI_Allreduce(mem, all, 4, MPI_LONG, MPI_MAX, MPI_COMM_WORLD);
         if (tl_rank == 0)
             printf("soak: %d epochs in %.1f s; largest anonymous resident memory of a process after "
-                   "epoch 10: %ld KiB, at the end: %ld KiB\n", done, MPI_Wtime() - t0, all[0],
-                   all[1]);
+                   "epoch 10: %ld KiB, at the end: %ld KiB; most open descriptors after epoch 10: "
+                   "%ld, at the end: %ld\n", done, MPI_Wtime() - t0, all[0], all[1], all[2],
+                   all[3]);
     }
     TL_MPI(MPI_File_close(&fh));
     free(model);

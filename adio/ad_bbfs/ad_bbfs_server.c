@@ -556,6 +556,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
         logfs_rangemap_destroy(map);
         return ADIOI_BBFS_Err_server(myname, __LINE__, "out of memory for the view");
     }
+    ADIOI_BBFS_Server_reads_prune(s);
     *out = map;
     return MPI_SUCCESS;
 }

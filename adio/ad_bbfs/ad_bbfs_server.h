@@ -60,6 +60,10 @@ int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char 
                                 size_t len, char *err, size_t errlen);
 /* The read side's state: a cache of cache_bytes; freed by reads_end. */
 void ADIOI_BBFS_Server_reads_begin(ADIOI_BBFS_Server * s, long long cache_bytes);
+/* Close this node's datalogs the view no longer names: a session replayed
+ * since took its logs away, and an open descriptor would keep a removed
+ * log's space (found by the soak across nodes: one descriptor an epoch). */
+void ADIOI_BBFS_Server_reads_prune(ADIOI_BBFS_Server * s);
 void ADIOI_BBFS_Server_reads_end(ADIOI_BBFS_Server * s);
 
 #endif

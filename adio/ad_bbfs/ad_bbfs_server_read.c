@@ -156,6 +156,23 @@ void ADIOI_BBFS_Server_reads_begin(ADIOI_BBFS_Server * s, long long cache_bytes)
     s->cache = s->ncache ? ADIOI_Calloc(s->ncache, sizeof(*s->cache)) : NULL;
 }
 
+void ADIOI_BBFS_Server_reads_prune(ADIOI_BBFS_Server * s)
+{
+    int kept = 0;
+    for (int i = 0; i < s->nlogs; i++) {
+        int named = 0;
+        for (int w = 0; w < s->nwriters && !named; w++)
+            named = strcmp(s->writers[w].datalog, s->logs[i].path) == 0;
+        if (named) {
+            s->logs[kept++] = s->logs[i];
+            continue;
+        }
+        close(s->logs[i].fd);
+        ADIOI_Free(s->logs[i].path);
+    }
+    s->nlogs = kept;
+}
+
 void ADIOI_BBFS_Server_reads_end(ADIOI_BBFS_Server * s)
 {
     for (int i = 0; i < s->nlogs; i++) {

@@ -21,6 +21,7 @@ check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir
 %canon_reldir%_t_server_kill_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver
 %canon_reldir%_t_server_kill_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
 TESTS += %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh %reldir%/server-check.sh \
-	%reldir%/server-path-check.sh %reldir%/node-failures.sh
+	%reldir%/server-path-check.sh %reldir%/node-failures.sh %reldir%/soak-nodes.sh
 EXTRA_DIST += %reldir%/off_node.h %reldir%/cluster.sh %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh \
-	%reldir%/server-check.sh %reldir%/server-path-check.sh %reldir%/node-failures.sh
+	%reldir%/server-check.sh %reldir%/server-path-check.sh %reldir%/node-failures.sh \
+	%reldir%/soak-nodes.sh
