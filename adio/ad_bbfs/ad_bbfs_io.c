@@ -95,12 +95,15 @@ static int ilogged(ADIO_File fd, int dir, const void *buf, int count, MPI_Dataty
  * call), nor is the file pointer the call uses (PnetCDF's processes with
  * nothing to write call write_all while the others call write_at_all).
  * So every logged collective access synchronises, where the lower driver
- * has a shared pointer at all: one barrier, where ROMIO's own collective
- * I/O would communicate several times. */
-static void ordered_sync(ADIO_File fd)
+ * has a shared pointer at all: one small allreduce, where ROMIO's own
+ * collective I/O would communicate several times.  It agrees the call's
+ * error too, so that a collective call fails on every process or on none
+ * (one node's full log device: MPI_ERR_NO_SPACE everywhere, at that call). */
+static void ordered_sync(ADIO_File fd, int *error_code)
 {
+    static char myname[] = "ADIOI_BBFS_COLLECTIVE";
     if (ADIO_Feature(fd, ADIO_SHARED_FP))
-        MPI_Barrier(fd->comm);
+        *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
 }
 
 void ADIOI_BBFS_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
@@ -146,7 +149,7 @@ void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype
     ADIOI_BBFS_Collective_begin(fd);
     if (logged(fd, READ_ALL, buf, count, datatype, file_ptr_type, offset, 0, status,
                error_code))
-        ordered_sync(fd);
+        ordered_sync(fd, error_code);
     else
         LOWER(fd, ADIO_ReadStridedColl(lo, buf, count, datatype,
                                        file_ptr_type, offset, status, error_code));
@@ -159,7 +162,7 @@ void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
 {
     ADIOI_BBFS_Collective_begin(fd);
     if (logged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
-        ordered_sync(fd);
+        ordered_sync(fd, error_code);
     else
         LOWER(fd, ADIO_WriteStridedColl(lo, buf, count, datatype,
                                         file_ptr_type, offset, status, error_code));

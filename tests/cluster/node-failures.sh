@@ -14,6 +14,11 @@
 #      in the connection: killed after 90 s).  Every log stays.
 #   2. The link comes back: the same reader job succeeds, its file equals
 #      the ufs: run's, and node1's logs are gone.
+#   3. node1's log storage full (1 MiB) in the middle of an epoch
+#      (t_crashpoints, 4 processes): every process gets MPI_ERR_NO_SPACE as
+#      its first error, at the same collective call, and the job ends (no
+#      hang); with room again, bbfs-replay recovers every block a completed
+#      sync covered (t_crashpoints --verify).
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
@@ -22,8 +27,9 @@ cluster="$here/cluster.sh"
 work="$BUILDDIR/tests/cluster/node-failures"
 prog="$BUILDDIR/mpiio-tests/t_crashpoints"
 readback="$BUILDDIR/tests/cluster/t_readback"
+tool="$BUILDDIR/tools/bbfs-replay"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$prog" "$readback"; do
+for f in "$prog" "$readback" "$tool"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 rm -rf "$work"; mkdir -p "$work"
@@ -31,7 +37,7 @@ export MPIEXEC BBFS_SERVER_TOKEN_FILE="$work/token" BBFS_SERVER_IDLE=120
 printf 'bbfs_replay never\nbbfs_server_timeout 5\n' > "$work/never.hints"
 printf 'bbfs_server_timeout 5\n' > "$work/t5.hints"
 
-"$cluster" with 2 "$work/c" env work="$work" prog="$prog" readback="$readback" bash -c '
+"$cluster" with 2 "$work/c" env work="$work" prog="$prog" readback="$readback" tool="$tool" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -79,6 +85,25 @@ if ROMIO_HINTS=$work/t5.hints CLUSTER_HOSTS=node0 timeout 90 "$CLUSTER_DIR/mpiex
    && cmp -s "$work/ref.dat" "$work/f.dat" && [ "$(logs_on node1)" = 0 ]; then
     ok "the link back: the reader on node0 replays node1'"'"'s logs; the file equals ufs:, no log left"
 else sed "s/^/  | /" "$work/back.out" | tail -8; fail "after the link came back (logs on node1: $(logs_on node1))"; fi
+
+# 3. node1'"'"'s log device full in the middle of an epoch
+on node1 mount -o remount,size=1m "$CLUSTER_DIR/local" || { echo "FAIL: cannot shrink node1'"'"'s storage"; exit 1; }
+rm -f "$work"/full.dat*
+BBFS_EXPECT_CLASS=MPI_ERR_NO_SPACE BBFS_FAULT_RANK=1 CLUSTER_HOSTS=node0,node1 timeout 120 \
+    "$CLUSTER_DIR/mpiexec" -n 4 "$prog" "bbfs:$work/full.dat" </dev/null > "$work/full.out" 2>&1
+rc=$?
+calls=$(sed -n "s/^process [0-3]: first error in \(.*\): Not enough space for file.*/\1/p" "$work/full.out" | sort | uniq -c)
+if [ $rc != 0 ]; then sed "s/^/  | /" "$work/full.out" | tail -8; fail "node1 full: the job failed or hung (status $rc)"
+elif [ "$(echo "$calls" | wc -l)" != 1 ] || [ "$(echo "$calls" | awk "{print \$1}")" != 4 ]; then
+    sed "s/^/  | /" "$work/full.out" | tail -8
+    fail "node1 full: not every process got MPI_ERR_NO_SPACE first at the same call: $calls"
+else ok "node1 full: all 4 processes got MPI_ERR_NO_SPACE first at the same call ($(echo "$calls" | sed "s/^ *[0-9]* //"))"; fi
+on node1 mount -o remount,size=256m "$CLUSTER_DIR/local"
+if CLUSTER_HOSTS=node0,node1 timeout 120 "$CLUSTER_DIR/mpiexec" -n 4 "$tool" --quiet "$work/full.dat" \
+       </dev/null > "$work/full-replay.out" 2>&1 \
+   && "$prog" --verify "$work/full.dat" > "$work/full-verify.out" 2>&1; then
+    ok "with room again, bbfs-replay recovers what the syncs covered ($(sed -n "s/.*(\(.*\) by process).*/\1/p" "$work/full-verify.out") epochs by process)"
+else sed "s/^/  | /" "$work/full-replay.out" "$work/full-verify.out" | tail -8; fail "node1 full: the recovery"; fi
 exit $((fails > 0))'
 rc=$?
 [ $rc = 0 ] && rm -rf "$work"
