@@ -85,9 +85,9 @@ if ! BBFS_LOGDIR="$d/logs" ROMIO_HINTS="$work/pending.hints" \
     sed 's/^/  | /' "$d/out"; fail "the durable deferred writer failed"
 elif ! grep -q '^durable$' "$d"/.*.bbfs/* 2>/dev/null; then
     fail "the pending manifest does not say durable"
-elif ! grep -q "fsync([0-9]*<$d/logs>)" "$d/write.trace"; then
+elif ! grep -q "fsync([0-9]*<$d/logs>" "$d/write.trace"; then
     fail "durable logs, but their directory was never fsynced (their names could be lost)"
-elif ! grep -q "fsync([0-9]*<$d/.data.dat.bbfs>)" "$d/write.trace"; then
+elif ! grep -q "fsync([0-9]*<$d/.data.dat.bbfs>" "$d/write.trace"; then
     fail "a durable session, but its manifest's directory was never fsynced"
 elif ! BBFS_LOGDIR="$d/logs" traced "$d/trace" "$MPIEXEC" -n 4 "$tool" --quiet "$f" \
         </dev/null >"$d/replay.out" 2>&1; then
