@@ -98,21 +98,6 @@ TEST(BadInput, BadOptionsAreEINVAL)
     EXPECT_EQ(LOGFS_EINVAL, logfs_writer_open(nullptr, &w, &err));
 }
 
-// Replays the logs of writer "f" and returns the file.
-static std::vector<uint8_t> ReplayOne(const TempDir &dir)
-{
-    std::string m = dir.file("f.metalog");
-    const char *p = m.c_str();
-    logfs_plan *plan;
-    logfs_error err{};
-    EXPECT_EQ(LOGFS_OK, logfs_plan_build(&p, 1, nullptr, &plan, &err)) << err.msg;
-    if (!plan)
-        return {};
-    EXPECT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file("out"), 1));
-    logfs_plan_free(plan);
-    return ReadFile(dir.file("out"));
-}
-
 TEST(BadInput, DatalogFullIsENOSPCAndSyncedDataIsIntact)
 {
     TempDir dir;

@@ -1,5 +1,7 @@
 #include "helpers.h"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
@@ -217,4 +219,18 @@ int ApplyPlan(const logfs_plan *p, const std::string &out, uint32_t m, uint64_t 
     for (auto *d : dls)
         logfs_datalog_reader_close(d);
     return rc;
+}
+
+std::vector<uint8_t> ReplayOne(const TempDir &dir)
+{
+    std::string m = dir.file("f.metalog");
+    const char *p = m.c_str();
+    logfs_plan *plan = nullptr;
+    logfs_error err{};
+    EXPECT_EQ(LOGFS_OK, logfs_plan_build(&p, 1, nullptr, &plan, &err)) << err.msg;
+    if (!plan)
+        return {};
+    EXPECT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file("out"), 1));
+    logfs_plan_free(plan);
+    return ReadFile(dir.file("out"));
 }

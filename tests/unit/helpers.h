@@ -55,4 +55,8 @@ std::vector<uint8_t> Pattern(size_t n, uint32_t seed);
 int ApplyPlan(const logfs_plan *p, const std::string &out, uint32_t m, uint64_t first = 0,
               uint64_t last = UINT64_MAX, int only = -1);
 
+// Replays the logs of writer "f" in dir into dir/out (one replayer) and
+// returns that file; a failure to plan or apply is a test failure.
+std::vector<uint8_t> ReplayOne(const TempDir &dir);
+
 #endif

@@ -72,13 +72,7 @@ TEST(Pmem, SyncedDataSurvivesACrashOnEitherPath)
     ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, d.data(), d.size(), &err));
     ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err));
     logfs_writer_abandon(w);
-    std::string m = dir.file("f.metalog");
-    const char *p = m.c_str();
-    logfs_plan *plan;
-    ASSERT_EQ(LOGFS_OK, logfs_plan_build(&p, 1, nullptr, &plan, &err)) << err.msg;
-    ASSERT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file("out"), 1));
-    logfs_plan_free(plan);
-    EXPECT_EQ(d, ReadFile(dir.file("out")));
+    EXPECT_EQ(d, ReplayOne(dir));
 }
 
 // A datalog that cannot grow (a full device; here RLIMIT_FSIZE) fails the

@@ -79,14 +79,7 @@ TEST_P(ShortWrite, EveryPathFinishesTheWriteAtItsPlace)
     EXPECT_EQ(2, s.valid_slots); // (three seals: both slots written)
     EXPECT_TRUE(s.closed);
     EXPECT_EQ(FileSize(dir.file("f.metalog")), s.length);
-
-    std::string m = dir.file("f.metalog");
-    const char *p = m.c_str();
-    logfs_plan *plan;
-    ASSERT_EQ(LOGFS_OK, logfs_plan_build(&p, 1, nullptr, &plan, &err)) << err.msg;
-    ASSERT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file("out"), 1));
-    logfs_plan_free(plan);
-    EXPECT_EQ(want, ReadFile(dir.file("out")));
+    EXPECT_EQ(want, ReplayOne(dir));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -134,9 +127,6 @@ TEST(ShortWrite, BbsStateSavesWholeUnderShortWrites)
     }
 }
 
-} // namespace
-
-namespace {
 
 // A datalog whose close(2) fails (a network file system reports a failed
 // write-back there) fails the writer's close: its result was dropped.
@@ -154,9 +144,6 @@ TEST(DatalogClose, AFailureFailsTheWritersClose)
     EXPECT_NE(nullptr, strstr(err.msg, "cannot close datalog")) << err.msg;
 }
 
-} // namespace
-
-namespace {
 
 // With durable logs, the names of the logs and of the manifest must
 // survive a crash too: their directories are fsynced, and a failure says so.
