@@ -50,7 +50,6 @@ static void arm(void)
     }
     if (armed.nth < 1)
         armed.nth = 1;
-    armed.action = -1;
     int known = 0;
     for (size_t i = 0; action && i < sizeof actions / sizeof actions[0]; i++)
         if (!strcmp(action, actions[i].name)) {

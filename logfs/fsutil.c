@@ -17,9 +17,10 @@
 int logfs_pwritev_full(const char *point, int fd, struct iovec *iov, int nv, uint64_t off,
                        size_t *done)
 {
-    size_t total = 0, first;
+    size_t total = 0;
     for (int i = 0; i < nv; i++)
         total += iov[i].iov_len;
+    size_t first = total;
     *done = 0;
     int e = point ? logfs_fault_write(point, total, &first) : 0;
     if (e)
@@ -28,7 +29,7 @@ int logfs_pwritev_full(const char *point, int fd, struct iovec *iov, int nv, uin
         iov++, nv--;
     while (nv > 0) {
         ssize_t n;
-        if (*done == 0 && point && first < total) {
+        if (*done == 0 && first < total) {
             /* The fault: the first call moves only @p first bytes. */
             struct iovec one = {iov[0].iov_base, first < iov[0].iov_len ? first : iov[0].iov_len};
             n = pwritev(fd, &one, 1, (off_t)off);
