@@ -61,7 +61,8 @@ static int client(const char *addr, const uint8_t *token, int me, int batch, dou
             e[i] = (struct bbs_extent) { base + ((uint64_t) i * 8 + (uint64_t) me % 8) * 64, 64,
                 1, 0, (uint64_t) i * 64 };
         double t0 = bbs_now();
-        bbs_enc_attach(&b, bbs_client_next_id(c), token, "/bench/file", &w, e, (uint32_t) batch, 0);
+        bbs_enc_attach(&b, bbs_client_next_id(c), token, "/bench/file", &w, e, (uint32_t) batch, 0,
+                       0);
         if (bbs_client_call(c, &b, &r, err, sizeof(err)) != 0 || r.status != BBS_OK) {
             fprintf(stderr, "bbs-bench: attach: %s\n", r.status ? r.msg : err);
             return 1;

@@ -189,7 +189,7 @@ int main(int argc, char **argv)
         struct bbs_extent e = { num(argv[6]), num(argv[7]), argc == 11 ? num(argv[9]) : 1,
             argc == 11 ? num(argv[10]) : 0, num(argv[8])
         };
-        enc = bbs_enc_attach(&b, id, token, argv[1], &w, &e, 1, 0);
+        enc = bbs_enc_attach(&b, id, token, argv[1], &w, &e, 1, 0, 0);
     } else if (!strcmp(cmd, "detach")) {
         struct bbs_writer w = { num(argv[2]), (uint32_t) num(argv[3]), "-", "-" };
         enc = bbs_enc_detach(&b, id, token, argv[1], &w, num(argv[4]), num(argv[5]));

@@ -159,7 +159,7 @@ int bbs_enc_ping(struct bbs_buf *b, uint64_t id, const uint8_t *token)
 
 int bbs_enc_attach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
                    const struct bbs_writer *w, const struct bbs_extent *e, uint32_t n,
-                   uint64_t size)
+                   uint64_t size, uint64_t clock)
 {
     put_request(b, BBS_ATTACH, id, token);
     put_str(b, file);
@@ -168,6 +168,7 @@ int bbs_enc_attach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const c
     put32(b, n);
     for (uint32_t i = 0; i < n; i++)
         put_extent(b, &e[i]);
+    put64(b, clock);
     return done(b);
 }
 
@@ -241,8 +242,15 @@ int bbs_rep_begin(struct bbs_buf *b, uint16_t op, uint64_t id, uint16_t status,
 {
     put_header(b, (uint16_t) (op | REPLY_BIT), id);
     put16(b, status);
+    put64(b, 0);                /* the clock: bbs_rep_set_clock */
     put_str(b, status == BBS_OK ? NULL : msg);
     return done(b);
+}
+
+void bbs_rep_set_clock(struct bbs_buf *b, uint64_t clock)
+{
+    if (!b->failed && b->len >= HEADER_LEN + 2 + 8)
+        logfs_put64(b->p + HEADER_LEN + 2, clock);
 }
 
 int bbs_rep_ping(struct bbs_buf *b, uint32_t pid, uint64_t nfiles,
@@ -517,9 +525,9 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
             fail(&c, "%u records; an attach carries at most %u", r->nrecords, BBS_MAX_RECORDS);
             break;
         }
-        if ((size_t) (c.end - c.p) != (size_t) r->nrecords * RECORD_LEN) {
-            fail(&c, "%u records need %zu bytes, the message has %zu", r->nrecords,
-                 (size_t) r->nrecords * RECORD_LEN, (size_t) (c.end - c.p));
+        if ((size_t) (c.end - c.p) != (size_t) r->nrecords * RECORD_LEN + 8) {
+            fail(&c, "%u records and the clock need %zu bytes, the message has %zu",
+                 r->nrecords, (size_t) r->nrecords * RECORD_LEN + 8, (size_t) (c.end - c.p));
             break;
         }
         r->records = c.p;
@@ -531,7 +539,8 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
                 fail(&c, "the records expand to more than %llu pieces; split the attach",
                      (unsigned long long) BBS_MAX_PIECES);
         }
-        c.p = c.end;
+        c.p += (size_t) r->nrecords * RECORD_LEN;
+        r->clock = get64(&c, "the clock");
         break;
     case BBS_QUERY:
         r->file = get_str(&c, "the file name", BBS_MAX_PATH, 0);
@@ -610,6 +619,7 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
     if ((st = get_header(&c, &r->op, &r->id, 1)) != BBS_OK)
         return st;
     r->status = get16(&c, "the status");
+    r->clock = get64(&c, "the clock");
     r->msg = get_str(&c, "the message", 1024, 1);
     if (!c.failed && r->status >= BBS_NUM_STATUS)
         fail(&c, "unknown status %u", r->status);
@@ -723,16 +733,21 @@ void bbs_reply_piece(const struct bbs_reply *r, uint32_t i, struct bbs_piece *p)
     p->writer = logfs_get32(q + RECORD_LEN);
 }
 
-void bbs_upgrade_attach(void *msg, size_t len)
+size_t bbs_upgrade_attach(void *msg, size_t len, size_t cap)
 {
     uint8_t *p = msg;
     if (len < HEADER_LEN || logfs_get32(p) != BBS_MAGIC || (p[6] | p[7] << 8) != BBS_ATTACH)
-        return;
+        return len;
     unsigned version = (unsigned) (p[4] | p[5] << 8);
-    if (version >= BBS_ATTACH_SINCE && version < BBS_VERSION) {
-        p[4] = (uint8_t) (BBS_VERSION & 0xff);
-        p[5] = (uint8_t) (BBS_VERSION >> 8);
+    if (version < BBS_ATTACH_SINCE || version >= BBS_VERSION || (version < 4 && cap < len + 8))
+        return len;
+    p[4] = (uint8_t) (BBS_VERSION & 0xff);
+    p[5] = (uint8_t) (BBS_VERSION >> 8);
+    if (version < 4) {
+        logfs_put64(p + len, 0);        /* no clock */
+        len += 8;
     }
+    return len;
 }
 
 uint16_t bbs_peek_op(const void *msg, size_t len)

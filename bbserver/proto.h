@@ -6,7 +6,8 @@
  *
  * Every message:   magic u32 | version u16 | op u16 | id u64
  * then a request:  token[BBS_TOKEN_LEN] | body
- *      a reply:    status u16 | message str | body (only when status is OK)
+ *      a reply:    status u16 | clock u64 | message str | body (only when
+ *                  status is OK)
  * A str is u32 length (counting its NUL) then the bytes, NUL-terminated
  * with no NUL inside; an empty str is length 0.
  *
@@ -26,9 +27,10 @@ extern "C" {
 #endif
 
 #define BBS_MAGIC 0x31534242u   /* "BBS1" */
-#define BBS_VERSION 3       /* 2: query replies carry strided records;
-                             * 3: REPLAYED names the sessions replayed */
-#define BBS_ATTACH_SINCE 1  /* the oldest version whose ATTACH has this one's layout */
+#define BBS_VERSION 4       /* 2: query replies carry strided records;
+                             * 3: REPLAYED names the sessions replayed;
+                             * 4: the clock (ATTACH, every reply) */
+#define BBS_ATTACH_SINCE 1  /* the oldest version whose ATTACH this one reads (upgraded) */
 #define BBS_TOKEN_LEN 32
 /* Limits a server enforces on one message (a client splits above them). */
 #define BBS_MAX_PATH 4096
@@ -69,7 +71,7 @@ const char *bbs_status_str(int status);
 
 enum bbs_op {
     BBS_PING = 1,   /* -> server version, pid, files held */
-    BBS_ATTACH,     /* a writer's extents become visible: file, writer, size, records */
+    BBS_ATTACH,     /* a writer's extents become visible: file, writer, size, records, clock */
     BBS_QUERY,      /* owners of [start, end) of a file -> writers and pieces */
     BBS_DETACH,     /* forget a writer's extents in [start, end) */
     BBS_STAT,       /* a file's size (end of the last attached byte) */
@@ -126,6 +128,7 @@ struct bbs_request {
     const uint8_t *sessions;    /* REPLAYED: read them with bbs_session() */
     const char *path;           /* READ: the datalog; EXPORT, REMOVE: the metalog */
     uint8_t salvage;            /* EXPORT: end at damage instead of failing */
+    uint64_t clock;             /* ATTACH: the writer's clock (bbs_serve_clock) */
 };
 
 /* A decoded reply. */
@@ -134,6 +137,7 @@ struct bbs_reply {
     uint64_t id;
     uint16_t status;
     const char *msg;            /* what went wrong, for the user ("" if OK) */
+    uint64_t clock;             /* the server's clock when it replied (0: none) */
     /* PING */
     uint32_t version, pid;
     uint64_t nfiles;
@@ -177,10 +181,12 @@ void bbs_buf_free(struct bbs_buf *b);
 /* Requests.  Each starts b afresh.  @return 0, or -1 when out of memory. */
 int bbs_enc_ping(struct bbs_buf *b, uint64_t id, const uint8_t *token);
 /* ATTACH: n extents (0 to BBS_MAX_RECORDS), and size: the file is at least
- * that long (a writer's set_size that grew it; 0: no claim). */
+ * that long (a writer's set_size that grew it; 0: no claim); clock: the
+ * writer's clock now, no earlier than the stamps of the writes attached
+ * (0: none). */
 int bbs_enc_attach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
                    const struct bbs_writer *w, const struct bbs_extent *e, uint32_t n,
-                   uint64_t size);
+                   uint64_t size, uint64_t clock);
 int bbs_enc_query(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
                   uint64_t start, uint64_t end);
 int bbs_enc_detach(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file,
@@ -200,6 +206,8 @@ int bbs_enc_remove(struct bbs_buf *b, uint64_t id, const uint8_t *token, const c
  * OK); OK replies then append their body with the calls below. */
 int bbs_rep_begin(struct bbs_buf *b, uint16_t op, uint64_t id, uint16_t status,
                   const char *msg);
+/* Set a finished reply's clock (bbs_rep_begin leaves it 0). */
+void bbs_rep_set_clock(struct bbs_buf *b, uint64_t clock);
 /* PING: who the server is and what it was asked so far. */
 int bbs_rep_ping(struct bbs_buf *b, uint32_t pid, uint64_t nfiles,
                  const struct bbs_stats *stats);
@@ -231,10 +239,12 @@ void bbs_reply_writers(const struct bbs_reply *r, struct bbs_writer *w);
 /* Record i of a decoded query reply (i < npieces). */
 void bbs_reply_piece(const struct bbs_reply *r, uint32_t i, struct bbs_piece *p);
 
-/* An ATTACH request of an older version with this one's layout (since
- * BBS_ATTACH_SINCE) becomes this version's, in place: a state file saved
- * by an older server loads.  Anything else is left alone. */
-void bbs_upgrade_attach(void *msg, size_t len);
+/* An ATTACH request of an older version (since BBS_ATTACH_SINCE) becomes
+ * this version's in place, so that a state file saved by an older server
+ * loads: versions before 4 gain a clock of 0 at the end, which needs 8
+ * bytes of room past len (cap: msg's size).  Anything else is left alone.
+ * @return the message's length now. */
+size_t bbs_upgrade_attach(void *msg, size_t len, size_t cap);
 
 /* The op a message claims, without decoding it (0 if too short). */
 uint16_t bbs_peek_op(const void *msg, size_t len);

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include "serve.h"
+#include "../logfs/fault.h"
 #include "../logfs/reader.h"
 #include "../logfs/writer.h"
 
@@ -210,6 +211,7 @@ static int serve_attach(struct bbs_ownmap *m, const struct bbs_request *r, struc
 {
     struct bbs_extent e;
     int st = BBS_OK;
+    bbs_serve_clock(r->clock);
     for (uint32_t i = 0; i < r->nrecords && st == BBS_OK; i++) {
         bbs_record(r, i, &e);
         st = bbs_own_attach(m, r->file, &r->writer, &e, 1);
@@ -236,8 +238,8 @@ static int serve_replayed(struct bbs_ownmap *m, const struct bbs_request *r,
                          st == BBS_OK ? NULL : "replayed: the server ran out of memory");
 }
 
-int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
-              struct bbs_stats *stats, const void *msg, size_t len, struct bbs_buf *out)
+static int serve_request(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
+                         struct bbs_stats *stats, const void *msg, size_t len, struct bbs_buf *out)
 {
     struct bbs_request r;
     char err[512];
@@ -292,4 +294,25 @@ int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
         return serve_remove(conf, &r, out);
     }
     return bbs_rep_begin(out, r.op, r.id, BBS_EMSG, "unknown operation");
+}
+
+int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
+              struct bbs_stats *stats, const void *msg, size_t len, struct bbs_buf *out)
+{
+    int rc = serve_request(m, conf, stats, msg, len, out);
+    if (rc == 0)
+        bbs_rep_set_clock(out, bbs_serve_clock(0));
+    return rc;
+}
+
+static uint64_t clock_max;      /* the largest clock told or given (shared by workers) */
+
+uint64_t bbs_serve_clock(uint64_t seen)
+{
+    uint64_t now = logfs_fault_clock(), want = now > seen ? now : seen;
+    uint64_t cur = __atomic_load_n(&clock_max, __ATOMIC_RELAXED);
+    while (cur < want && !__atomic_compare_exchange_n(&clock_max, &cur, want, 1,
+                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    return cur > want ? cur : want;
 }

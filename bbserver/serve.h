@@ -35,6 +35,15 @@ struct bbs_serve_conf {
 int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
               struct bbs_stats *stats, const void *msg, size_t len, struct bbs_buf *out);
 
+/*
+ * The server's clock (nanoseconds): this node's real time, but never less
+ * than a clock a writer attached with (@p seen; 0: none).  Every reply
+ * carries it.  A Lamport clock: a process that hears it after an MPI call
+ * that orders it after a writer's attach stamps its later writes after
+ * that writer's, whatever the nodes' clocks say (docs/reliability.md).
+ */
+uint64_t bbs_serve_clock(uint64_t seen);
+
 /* Whether path names a regular file below one of conf's log directories
  * (after resolving links).  Fills why (len bytes) when not. */
 int bbs_serve_path_allowed(const struct bbs_serve_conf *conf, const char *path, char *why,

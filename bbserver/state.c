@@ -16,6 +16,7 @@
 
 #include "../logfs/coding.h"
 #include "../logfs/crc32c.h"
+#include "serve.h"
 #include "../logfs/internal.h"
 
 #define STATE_MAGIC "bbserver state 1\n"
@@ -49,7 +50,8 @@ static void flush_batch(struct saver *s)
     uint8_t hdr[4], crc[4];
     if ((s->n == 0 && s->size == 0) || s->failed)
         return;
-    if (bbs_enc_attach(&s->b, 0, no_token, s->file, s->w, s->e, s->n, s->size) != 0) {
+    if (bbs_enc_attach(&s->b, 0, no_token, s->file, s->w, s->e, s->n, s->size,
+                       bbs_serve_clock(0)) != 0) {
         s->failed = 1;
         return;
     }
@@ -171,7 +173,7 @@ int bbs_state_load(const char *path, bbs_map_for_fn map_for, void *arg, uint64_t
             break;
         if (len > BBS_MAX_MSG)
             goto corrupt;
-        uint8_t *m = realloc(msg, len);
+        uint8_t *m = realloc(msg, len + 8);     /* (+ the clock an upgrade adds) */
         if (!m) {
             snprintf(err, errlen, "out of memory loading %s", path);
             goto out;
@@ -183,11 +185,12 @@ int bbs_state_load(const char *path, bbs_map_for_fn map_for, void *arg, uint64_t
         /* A state saved by an older server holds its version's attaches:
          * read them as this version's while the layout is the same (a
          * server of another version is stopped with SIGTERM to upgrade). */
-        bbs_upgrade_attach(msg, len);
+        size_t n = bbs_upgrade_attach(msg, len, len + 8);
         struct bbs_request r;
         char why[256];
-        if (bbs_dec_request(msg, len, &r, why, sizeof(why)) != BBS_OK || r.op != BBS_ATTACH)
+        if (bbs_dec_request(msg, n, &r, why, sizeof(why)) != BBS_OK || r.op != BBS_ATTACH)
             goto corrupt;
+        bbs_serve_clock(r.clock);       /* stamps given before the restart stay behind */
         struct bbs_ownmap *map = map_for(arg, r.file);
         for (uint32_t i = 0; i < r.nrecords; i++) {
             struct bbs_extent e;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { UNREAD, OFF, ARMED, SPENT };
@@ -130,4 +131,19 @@ int logfs_fault_write(const char *point, size_t n, size_t *first)
         }
     }
     return fired(point);
+}
+
+uint64_t logfs_fault_clock(void)
+{
+    static int known;
+    static long long skew;
+    struct timespec ts;
+
+    if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
+        const char *s = getenv("BBFS_CLOCK_SKEW_NS");
+        skew = s ? strtoll(s, NULL, 10) : 0;
+        __atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+    }
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec + (uint64_t) skew;
 }

@@ -30,6 +30,7 @@
 #define LOGFS_FAULT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,12 @@ int logfs_fault_write(const char *point, size_t n, size_t *first);
 /* Read BBFS_FAULT again at the next point, its pass count from zero: for
  * unit tests, which arm several points in turn in one process. */
 void logfs_fault_rearm(void);
+
+/* Real time in nanoseconds as this node's clock tells it: CLOCK_REALTIME,
+ * moved by BBFS_CLOCK_SKEW_NS (signed; read at the first call) when a test
+ * emulates a node whose clock is off.  bbfs stamps writes with it, and
+ * bbserver tells it. */
+uint64_t logfs_fault_clock(void);
 
 #ifdef __cplusplus
 }

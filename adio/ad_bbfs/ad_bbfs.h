@@ -83,6 +83,7 @@ typedef struct ADIOI_BBFS_File {
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */
+    int stamp_due;              /* the next write starts with a STAMP (ad_bbfs_order.c) */
 
     /* Other processes' synced writes (ad_bbfs_read.c), rebuilt after a sync. */
     int remote_stale;
@@ -325,6 +326,12 @@ void ADIOI_BBFS_Server_attach_own(ADIOI_BBFS_File * bf, int *error_code);
 /* A logged set_size grew the file to size: attached with the next notes. */
 void ADIOI_BBFS_Server_note_size(ADIOI_BBFS_File * bf, uint64_t size);
 void ADIOI_BBFS_Server_switch(ADIOI_BBFS_File * bf);
+/* With a server: the process's clock must hear the map's server again
+ * before the handle's next stamp (a sync, after which an MPI call may order
+ * this process after another's attach)... */
+void ADIOI_BBFS_Server_clock_stale(ADIOI_BBFS_File * bf);
+/* ...which happens here, with a ping unless an attach or query did. */
+void ADIOI_BBFS_Server_clock_hear(ADIOI_BBFS_File * bf);
 /* The owners of file bytes [lo, hi) from the map (and the file's end). */
 int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
                            struct logfs_rangemap **out, ADIO_Offset * end);
@@ -460,9 +467,12 @@ void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const
 ADIO_File ADIOI_BBFS_Lower_begin(ADIO_File fd);
 void ADIOI_BBFS_Lower_end(ADIO_File fd);
 ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);
-/* Nanoseconds on a clock every handle of a file shares (the STAMP record);
- * strictly increasing within this process. */
+/* Nanoseconds on a clock every handle of a file shares (the STAMP record):
+ * this node's real time, but after every clock a bbserver told this
+ * process (ADIOI_BBFS_Clock_observe); strictly increasing within it. */
 uint64_t ADIOI_BBFS_Clock(void);
+/* A bbserver's reply told its clock (0: none). */
+void ADIOI_BBFS_Clock_observe(uint64_t told);
 /* This process, in STAMP records (never 0). */
 uint64_t ADIOI_BBFS_Process_id(void);
 /* bbfs_force_remote or BBFS_FORCE_REMOTE=1: take the paths that other

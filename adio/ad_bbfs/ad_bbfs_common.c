@@ -7,6 +7,7 @@
 
 #include "../../logfs/coding.h"
 #include "../../logfs/errors.h"
+#include "../../logfs/fault.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,18 +247,28 @@ void ADIOI_BBFS_Access_done(ADIO_File fd, int file_ptr_type, ADIO_Offset next_fp
 #endif
 }
 
+/* The largest clock a bbserver told this process, and the last stamp given. */
+static uint64_t clock_floor, clock_last;
+
 uint64_t ADIOI_BBFS_Clock(void)
 {
     /* Real time, not monotonic: sessions left pending by an earlier job (or
-     * boot) are replayed with later ones, and must come first. */
-    static uint64_t last;
-    struct timespec ts;
-    uint64_t now;
+     * boot) are replayed with later ones, and must come first.  Above the
+     * floor: the map's server tells every writer's clock on (bbserver/serve.h),
+     * so a write that MPI orders after another node's attached one is stamped
+     * later, however far the nodes' clocks are apart. */
+    uint64_t now = logfs_fault_clock();
 
-    clock_gettime(CLOCK_REALTIME, &ts);
-    now = (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
-    last = now > last ? now : last + 1;
-    return last;
+    if (now <= clock_floor)
+        now = clock_floor + 1;
+    clock_last = now > clock_last ? now : clock_last + 1;
+    return clock_last;
+}
+
+void ADIOI_BBFS_Clock_observe(uint64_t told)
+{
+    if (told > clock_floor)
+        clock_floor = told;
 }
 
 uint64_t ADIOI_BBFS_Process_id(void)

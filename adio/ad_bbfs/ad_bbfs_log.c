@@ -171,7 +171,7 @@ static void log_start(ADIO_File fd, int *error_code)
     o.carry_calls = 1;          /* separate calls continuing a stride: one group */
     rc = logfs_writer_open(&o, &bf->writer, &le);
     if (rc == LOGFS_OK)
-        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);      /* cannot fail: new */
+        bf->stamp_due = 1;      /* (at the first write: ad_bbfs_order.c) */
     if (rc != LOGFS_OK) {
         char msg[LOGFS_ERRMSG_MAX + 128];
         snprintf(msg, sizeof(msg), "cannot create logs in bbfs_logdir %s: %s (set bbfs_logdir "
@@ -363,8 +363,11 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
     else if (bf->writer) {
         logfs_fault("sync-sealed");     /* (kill only) sealed here, maybe not elsewhere */
         /* the next epoch's writes come after this sync, on every handle's
-         * clock: after a sync, barrier and sync another handle's come later */
-        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
+         * clock: after a sync, barrier and sync another handle's come later
+         * (stamped at the first write, after the clock heard the map's
+         * server, whose clock is past every attached write's) */
+        bf->stamp_due = 1;
+        ADIOI_BBFS_Server_clock_stale(bf);
     }
     /* With a server, this epoch's writes become visible to others: attach
      * them (mpiio, commit, posix; session attaches only at close). */

@@ -98,6 +98,7 @@ int ADIOI_BBFS_Nodes_call(const ADIOI_BBFS_Nodes * r, const char *addr, struct b
         ADIOI_BBFS_Nodes_drop(addr);   /* the next call reconnects: a restarted server */
         return -1;
     }
+    ADIOI_BBFS_Clock_observe(rep->clock);
     if (rep->status != BBS_OK) {
         snprintf(err, errlen, "bbserver %s: %s: %s", addr, bbs_status_str(rep->status),
                  rep->msg);

@@ -76,19 +76,30 @@ static const ADIOI_BBFS_File *last_handle;
 
 void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf)
 {
-    if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX) {
-        /* Every write in time order, as a POSIX file system keeps them:
-         * HDF5 writes the same bytes from two processes with only a
-         * barrier between (a chunk's fill, then its data; metadata). */
-        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
-    } else if (last_handle != bf) {
+    int posix = bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX;
+
+    if (!posix && last_handle != bf) {
         ADIOI_BBFS_Server_switch(bf);   /* (with a server) the others' writes first */
         /* Another handle wrote last: this process's writes through two
          * handles of a file keep their program order when their sessions
          * are replayed together (PnetCDF writes the header through its
          * collective handle, the data through its MPI_COMM_SELF one).  Any
          * switch stamps, so that A, then another file, then B still does. */
-        logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
+        bf->stamp_due = 1;
     }
     last_handle = bf;
+    if (!posix && !bf->stamp_due)
+        return;
+    if (posix)
+        /* Every write in time order, as a POSIX file system keeps them:
+         * HDF5 writes the same bytes from two processes with only a
+         * barrier between (a chunk's fill, then its data; metadata).
+         * With a server, each write hears its clock first (one more round
+         * trip): the barrier may order it after another node's write. */
+        ADIOI_BBFS_Server_clock_stale(bf);
+    /* The first write after a sync (or the log's start, or a switch)
+     * stamps: with a server, after hearing its clock since that sync. */
+    ADIOI_BBFS_Server_clock_hear(bf);
+    logfs_writer_stamp(bf->writer, ADIOI_BBFS_Clock(), NULL);
+    bf->stamp_due = 0;
 }

@@ -39,6 +39,17 @@
 
 static void set_dirty(ADIOI_BBFS_Server * s, int on);
 
+/* A call to the server holding the file's map, whose clock the process
+ * hears in its reply. */
+static int map_call(ADIOI_BBFS_Server * s, struct bbs_buf *b, struct bbs_reply *r, char *err,
+                    size_t len)
+{
+    int rc = ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, b, r, err, len);
+    if (rc == 0)
+        s->clock_heard = 1;
+    return rc;
+}
+
 static int s_rank(ADIO_File fd)
 {
     int r;
@@ -98,7 +109,7 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
             snprintf(err, len, "out of memory");
             rc = -1;
         } else
-            rc = ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, &b, &r, err, len);
+            rc = map_call(s, &b, &r, err, len);
     }
     bbs_buf_free(&b);
     ADIOI_BBFS_FREE(bf->replayed);
@@ -408,6 +419,30 @@ void ADIOI_BBFS_Server_switch(ADIOI_BBFS_File * bf)
     }
 }
 
+void ADIOI_BBFS_Server_clock_stale(ADIOI_BBFS_File * bf)
+{
+    if (bf->srv)
+        bf->srv->clock_heard = 0;
+}
+
+void ADIOI_BBFS_Server_clock_hear(ADIOI_BBFS_File * bf)
+{
+    ADIOI_BBFS_Server *s = bf->srv;
+    struct bbs_buf b = { 0 };
+    struct bbs_reply r;
+    char err[1024];
+
+    if (!s || s->clock_heard)
+        return;
+    /* A failure leaves the clock as it was (the attach or query that
+     * follows fails too, and says why); not tried again before the next
+     * sync, so that a lost server costs one time-out here. */
+    if (bbs_enc_ping(&b, 0, s->nodes.token) == 0)
+        map_call(s, &b, &r, err, sizeof(err));
+    bbs_buf_free(&b);
+    s->clock_heard = 1;
+}
+
 static void attach(ADIOI_BBFS_File * bf, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_SERVER_ATTACH";
@@ -439,12 +474,14 @@ static void attach(ADIOI_BBFS_File * bf, int *error_code)
             pieces += s->notes[at + n++].count;
         struct bbs_buf b = { 0 };
         struct bbs_reply r;
+        /* (the clock now: later than the stamps of every write attached) */
         int failed = bbs_enc_attach(&b, ++s->attaches, s->nodes.token, bf->canonical, &w,
-                                    s->notes + at, (uint32_t) n, s->grown) != 0;
+                                    s->notes + at, (uint32_t) n, s->grown,
+                                    ADIOI_BBFS_Clock()) != 0;
         if (failed)
             snprintf(err, sizeof(err), "out of memory attaching");
         else
-            failed = ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, &b, &r, err, sizeof(err)) != 0;
+            failed = map_call(s, &b, &r, err, sizeof(err)) != 0;
         bbs_buf_free(&b);
         if (failed) {
             char msg[1400];
@@ -519,7 +556,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
     do {
         s->queries++;
         if (bbs_enc_query(&b, s->queries, s->nodes.token, bf->canonical, from, hi) != 0
-            || ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, &b, &r, err, sizeof(err)) != 0) {
+            || map_call(s, &b, &r, err, sizeof(err)) != 0) {
             bbs_buf_free(&b);
             logfs_rangemap_destroy(map);
             return ADIOI_BBFS_Err_server(myname, __LINE__, err);

@@ -52,6 +52,7 @@ struct ADIOI_BBFS_Server {
     } *cache;                   /* other nodes' log bytes (bbfs_read_cache), FIFO */
     size_t ncache, next_out;
     uint64_t attaches, queries; /* messages sent (their request ids) */
+    int clock_heard;            /* the map's server answered since the last sync */
 };
 
 /* This node's server for logdir: its address, found or started (under a

@@ -31,8 +31,8 @@ int main(int argc, char **argv)
     memset(tok, 0x5a, sizeof(tok));
     tok[0] = 0;                 /* (the harness puts the token back on odd inputs) */
     bbs_enc_ping(&b, 1, tok), put(argv[1], "ping", &b);
-    bbs_enc_attach(&b, 2, tok, "/pfs/a", &w, e, 2, 0), put(argv[1], "attach", &b);
-    bbs_enc_attach(&b, 3, tok, "/pfs/a", &w, e, 0, 1 << 20), put(argv[1], "attach-grow", &b);
+    bbs_enc_attach(&b, 2, tok, "/pfs/a", &w, e, 2, 0, 7), put(argv[1], "attach", &b);
+    bbs_enc_attach(&b, 3, tok, "/pfs/a", &w, e, 0, 1 << 20, 0), put(argv[1], "attach-grow", &b);
     bbs_enc_query(&b, 3, tok, "/pfs/a", 0, 1 << 20), put(argv[1], "query", &b);
     bbs_enc_detach(&b, 4, tok, "/pfs/a", &w, 0, 64), put(argv[1], "detach", &b);
     bbs_enc_stat(&b, 5, tok, "/pfs/a"), put(argv[1], "stat", &b);

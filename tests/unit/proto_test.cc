@@ -28,7 +28,7 @@ std::vector<uint8_t> Attach(const std::vector<bbs_extent> &e)
     Buf b;
     bbs_writer w = Writer();
     EXPECT_EQ(0, bbs_enc_attach(&b.b, 9, kToken, "/pfs/out.dat", &w, e.data(),
-                                (uint32_t) e.size(), 0));
+                                (uint32_t) e.size(), 0, 0x1122334455667788ull));
     return b.bytes();
 }
 
@@ -44,7 +44,7 @@ int DecodeRequest(const std::vector<uint8_t> &m, bbs_request *r, std::string *wh
 // Offset of the first record of an Attach() message.
 size_t FirstRecord(const std::vector<uint8_t> &m, uint32_t n)
 {
-    return m.size() - n * 40;
+    return m.size() - n * 40 - 8;   // (the clock last)
 }
 
 TEST(Proto, AttachRoundTripsEveryField)
@@ -72,6 +72,25 @@ TEST(Proto, AttachRoundTripsEveryField)
     bbs_record(&r, 1, &got);
     EXPECT_EQ(uint64_t(1) << 20, got.off);
     EXPECT_EQ(8000u, got.pos);
+    EXPECT_EQ(0x1122334455667788ull, r.clock);
+}
+
+TEST(Proto, EveryReplyCarriesTheClockSetLast)
+{
+    Buf b;
+    ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_STAT, 4, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_stat(&b.b, 100, 1, 1));
+    bbs_rep_set_clock(&b.b, 0xa1b2c3d4e5f60718ull);
+    bbs_reply r;
+    char err[256];
+    ASSERT_EQ(BBS_OK, bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err))) << err;
+    EXPECT_EQ(0xa1b2c3d4e5f60718ull, r.clock);
+    EXPECT_EQ(100u, r.size);
+    ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_QUERY, 5, BBS_ENOFILE, "nothing"));
+    bbs_rep_set_clock(&b.b, 42);
+    ASSERT_EQ(BBS_OK, bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err))) << err;
+    EXPECT_EQ(42u, r.clock);
+    EXPECT_STREQ("nothing", r.msg);
 }
 
 TEST(Proto, EveryTruncationOfAValidMessageIsRefused)
@@ -128,27 +147,41 @@ TEST(Proto, AReplyOfAnotherVersionIsRefusedAsVersion)
     EXPECT_NE(nullptr, strstr(err, want.c_str())) << err;
 }
 
-TEST(Proto, AnOlderAttachWithThisLayoutIsUpgradedAndNothingElse)
+TEST(Proto, AnOlderAttachIsUpgradedWithNoClockAndNothingElse)
 {
-    // (a state file saved by a version-1 server holds version-1 attaches)
+    // (a state file saved by a version-1 to -3 server holds their attaches:
+    // this version's layout without the clock at the end)
     Buf b;
     bbs_writer w = Writer();
     bbs_extent e = {0, 8, 4, 32, 0};
-    ASSERT_EQ(0, bbs_enc_attach(&b.b, 1, kToken, "/f", &w, &e, 1, 0));
+    ASSERT_EQ(0, bbs_enc_attach(&b.b, 1, kToken, "/f", &w, &e, 1, 0, 99));
     auto m = b.bytes();
+    size_t old_len = m.size() - 8;
     bbs_request r;
-    m[4] = BBS_ATTACH_SINCE;
-    EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
-    bbs_upgrade_attach(m.data(), m.size());
-    EXPECT_EQ(BBS_OK, DecodeRequest(m, &r));
+    for (int version = BBS_ATTACH_SINCE; version < 4; version++) {
+        std::vector<uint8_t> o(m.begin(), m.begin() + (long) old_len);
+        o[4] = (uint8_t) version;
+        EXPECT_EQ(BBS_EVERSION, DecodeRequest(o, &r));
+        o.resize(old_len + 8);
+        EXPECT_EQ(old_len, bbs_upgrade_attach(o.data(), old_len, old_len + 7)); // no room
+        ASSERT_EQ(old_len + 8, bbs_upgrade_attach(o.data(), old_len, o.size()));
+        ASSERT_EQ(BBS_OK, DecodeRequest(o, &r)) << version;
+        EXPECT_EQ(0u, r.clock);
+        EXPECT_EQ(1u, r.nrecords);
+    }
+    EXPECT_EQ(m.size(), bbs_upgrade_attach(m.data(), m.size(), m.size()));  // current: kept
+    ASSERT_EQ(BBS_OK, DecodeRequest(m, &r));
+    EXPECT_EQ(99u, r.clock);
     m[4] = BBS_VERSION + 1; // a newer server's: not ours to read
-    bbs_upgrade_attach(m.data(), m.size());
+    EXPECT_EQ(m.size(), bbs_upgrade_attach(m.data(), m.size(), m.size() + 8));
     EXPECT_EQ(BBS_EVERSION, DecodeRequest(m, &r));
     Buf p;
     ASSERT_EQ(0, bbs_enc_ping(&p.b, 1, kToken));
     auto q = p.bytes();
     q[4] = BBS_ATTACH_SINCE;
-    bbs_upgrade_attach(q.data(), q.size());
+    q.resize(q.size() + 8);
+    EXPECT_EQ(q.size() - 8, bbs_upgrade_attach(q.data(), q.size() - 8, q.size()));
+    q.resize(q.size() - 8);
     EXPECT_EQ(BBS_EVERSION, DecodeRequest(q, &r));
 }
 
@@ -187,7 +220,7 @@ TEST(Proto, RecordCountMustMatchTheBytes)
     bbs_request r;
     std::string why;
     EXPECT_EQ(BBS_EMSG, DecodeRequest(m, &r, &why));
-    EXPECT_NE(std::string::npos, why.find("3 records need")) << why;
+    EXPECT_NE(std::string::npos, why.find("3 records and the clock need")) << why;
 }
 
 TEST(Proto, ExtentsThatOverlapThemselvesOrPassTheLargestOffsetAreRefused)

@@ -25,6 +25,7 @@ class Serve : public ::testing::Test {
     bbs_buf req{}, rep{};
     bbs_reply r{};
     uint8_t token[BBS_TOKEN_LEN];
+    uint64_t clock = 0;         // what AttachAs tells
 
     Serve()
     {
@@ -54,7 +55,7 @@ class Serve : public ::testing::Test {
         std::string log = logs.file("f.bbfs." + std::to_string(rank) + ".datalog");
         bbs_writer w{5, rank, "node0:7", log.c_str()};
         bbs_extent e{off, len, 1, 0, pos};
-        EXPECT_EQ(0, bbs_enc_attach(&req, 1, token, "/pfs/f", &w, &e, 1, 0));
+        EXPECT_EQ(0, bbs_enc_attach(&req, 1, token, "/pfs/f", &w, &e, 1, 0, clock));
         return Run();
     }
 };
@@ -232,7 +233,7 @@ TEST_F(Serve, AnAttachThatOnlyGrowsTheFileSetsTheSizeQueriesReport)
     ASSERT_EQ(BBS_OK, AttachAs(0, 0, 8, 0));
     std::string log = logs.file("f.bbfs.1.datalog");
     bbs_writer w{5, 1, "node0:7", log.c_str()};
-    ASSERT_EQ(0, bbs_enc_attach(&req, 2, token, "/pfs/f", &w, nullptr, 0, 1 << 20));
+    ASSERT_EQ(0, bbs_enc_attach(&req, 2, token, "/pfs/f", &w, nullptr, 0, 1 << 20, 0));
     ASSERT_EQ(BBS_OK, Run()) << r.msg;
     ASSERT_EQ(0, bbs_enc_query(&req, 3, token, "/pfs/f", 0, UINT64_MAX));
     ASSERT_EQ(BBS_OK, Run());
@@ -241,7 +242,7 @@ TEST_F(Serve, AnAttachThatOnlyGrowsTheFileSetsTheSizeQueriesReport)
     ASSERT_EQ(0, bbs_enc_stat(&req, 4, token, "/pfs/f"));
     ASSERT_EQ(BBS_OK, Run());
     EXPECT_EQ(1u << 20, r.size);
-    ASSERT_EQ(0, bbs_enc_attach(&req, 5, token, "/pfs/f", &w, nullptr, 0, 100));
+    ASSERT_EQ(0, bbs_enc_attach(&req, 5, token, "/pfs/f", &w, nullptr, 0, 100, 0));
     ASSERT_EQ(BBS_OK, Run());
     ASSERT_EQ(0, bbs_enc_stat(&req, 6, token, "/pfs/f"));
     ASSERT_EQ(BBS_OK, Run());
@@ -256,6 +257,26 @@ TEST_F(Serve, PingTellsVersionPidAndFiles)
     EXPECT_EQ((uint32_t) BBS_VERSION, r.version);
     EXPECT_EQ(1234u, r.pid);
     EXPECT_EQ(1u, r.nfiles);
+}
+
+TEST_F(Serve, RepliesCarryAClockNeverBehindOneAWriterAttachedWith)
+{
+    // A writer on a node whose clock runs an hour ahead: every reply after
+    // its attach, to anyone, tells a later time (a Lamport clock).
+    ASSERT_EQ(0, bbs_enc_ping(&req, 1, token));
+    ASSERT_EQ(BBS_OK, Run());
+    uint64_t before = r.clock;
+    EXPECT_GT(before, 1700000000ull * 1000000000ull);  // real time, in ns
+    clock = before + 3600ull * 1000000000ull;
+    ASSERT_EQ(BBS_OK, AttachAs(0, 0, 8, 0));
+    EXPECT_GE(r.clock, clock);
+    ASSERT_EQ(0, bbs_enc_query(&req, 2, token, "/pfs/f", 0, 8));
+    ASSERT_EQ(BBS_OK, Run());
+    EXPECT_GE(r.clock, clock);
+    token[0] ^= 1;              // (refusals too)
+    ASSERT_EQ(0, bbs_enc_ping(&req, 3, token));
+    ASSERT_EQ(BBS_ETOKEN, Run());
+    EXPECT_GE(r.clock, clock);
 }
 
 } // namespace
