@@ -31,6 +31,7 @@ struct bbs_client {
     uint64_t waiting;           /* id of the request in flight */
     struct bbs_incoming *reply; /* its reply, once it arrives */
     ucs_status_t failed;        /* the endpoint's error, UCS_OK while fine */
+    int timed_out;              /* failed is ours: the endpoint closed at a time-out */
 };
 
 static void ep_error(void *arg, ucp_ep_h ep, ucs_status_t status)
@@ -129,6 +130,11 @@ uint64_t bbs_client_next_id(struct bbs_client *c)
     return ++c->next_id;
 }
 
+int bbs_client_broken(const struct bbs_client *c)
+{
+    return c->failed != UCS_OK && !c->timed_out;
+}
+
 const char *bbs_client_addr(const struct bbs_client *c)
 {
     return c->addr;
@@ -204,8 +210,10 @@ int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_
             snprintf(err, errlen, "bbserver %s did not answer within %.0f s "
                      "(bbfs_server_timeout); is it running and reachable?", c->addr,
                      c->timeout);
-        if (lost && c->failed == UCS_OK)
+        if (lost && c->failed == UCS_OK) {
             c->failed = UCS_ERR_TIMED_OUT;      /* (the endpoint is gone) */
+            c->timed_out = 1;
+        }
         return -1;
     }
     if (c->reply->status != UCS_OK) {

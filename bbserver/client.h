@@ -42,6 +42,11 @@ uint64_t bbs_client_next_id(struct bbs_client *c);
 int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_reply *rep,
                     char *err, size_t errlen);
 
+/* Whether the connection broke under the last call: the server's end went
+ * away (it was stopped, or crashed), as UCX saw, rather than a time-out.
+ * A restarted server may be there again: a new connection will tell. */
+int bbs_client_broken(const struct bbs_client *c);
+
 /* The address this client talks to. */
 const char *bbs_client_addr(const struct bbs_client *c);
 

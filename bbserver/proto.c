@@ -242,15 +242,18 @@ int bbs_rep_begin(struct bbs_buf *b, uint16_t op, uint64_t id, uint16_t status,
 {
     put_header(b, (uint16_t) (op | REPLY_BIT), id);
     put16(b, status);
-    put64(b, 0);                /* the clock: bbs_rep_set_clock */
+    put64(b, 0);                /* the clock and incarnation: bbs_rep_set_server */
+    put64(b, 0);
     put_str(b, status == BBS_OK ? NULL : msg);
     return done(b);
 }
 
-void bbs_rep_set_clock(struct bbs_buf *b, uint64_t clock)
+void bbs_rep_set_server(struct bbs_buf *b, uint64_t clock, uint64_t incarnation)
 {
-    if (!b->failed && b->len >= HEADER_LEN + 2 + 8)
+    if (!b->failed && b->len >= HEADER_LEN + 2 + 16) {
         logfs_put64(b->p + HEADER_LEN + 2, clock);
+        logfs_put64(b->p + HEADER_LEN + 10, incarnation);
+    }
 }
 
 int bbs_rep_ping(struct bbs_buf *b, uint32_t pid, uint64_t nfiles,
@@ -620,6 +623,7 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
         return st;
     r->status = get16(&c, "the status");
     r->clock = get64(&c, "the clock");
+    r->incarnation = get64(&c, "the incarnation");
     r->msg = get_str(&c, "the message", 1024, 1);
     if (!c.failed && r->status >= BBS_NUM_STATUS)
         fail(&c, "unknown status %u", r->status);

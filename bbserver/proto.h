@@ -6,8 +6,8 @@
  *
  * Every message:   magic u32 | version u16 | op u16 | id u64
  * then a request:  token[BBS_TOKEN_LEN] | body
- *      a reply:    status u16 | clock u64 | message str | body (only when
- *                  status is OK)
+ *      a reply:    status u16 | clock u64 | incarnation u64 | message str |
+ *                  body (only when status is OK)
  * A str is u32 length (counting its NUL) then the bytes, NUL-terminated
  * with no NUL inside; an empty str is length 0.
  *
@@ -29,7 +29,8 @@ extern "C" {
 #define BBS_MAGIC 0x31534242u   /* "BBS1" */
 #define BBS_VERSION 4       /* 2: query replies carry strided records;
                              * 3: REPLAYED names the sessions replayed;
-                             * 4: the clock (ATTACH, every reply) */
+                             * 4: the clock (ATTACH, every reply), the
+                             *    server's incarnation (every reply) */
 #define BBS_ATTACH_SINCE 1  /* the oldest version whose ATTACH this one reads (upgraded) */
 #define BBS_TOKEN_LEN 32
 /* Limits a server enforces on one message (a client splits above them). */
@@ -138,6 +139,7 @@ struct bbs_reply {
     uint16_t status;
     const char *msg;            /* what went wrong, for the user ("" if OK) */
     uint64_t clock;             /* the server's clock when it replied (0: none) */
+    uint64_t incarnation;       /* which life of the server's maps replied (0: none) */
     /* PING */
     uint32_t version, pid;
     uint64_t nfiles;
@@ -206,8 +208,9 @@ int bbs_enc_remove(struct bbs_buf *b, uint64_t id, const uint8_t *token, const c
  * OK); OK replies then append their body with the calls below. */
 int bbs_rep_begin(struct bbs_buf *b, uint16_t op, uint64_t id, uint16_t status,
                   const char *msg);
-/* Set a finished reply's clock (bbs_rep_begin leaves it 0). */
-void bbs_rep_set_clock(struct bbs_buf *b, uint64_t clock);
+/* Set a finished reply's clock and incarnation (bbs_rep_begin leaves
+ * them 0). */
+void bbs_rep_set_server(struct bbs_buf *b, uint64_t clock, uint64_t incarnation);
 /* PING: who the server is and what it was asked so far. */
 int bbs_rep_ping(struct bbs_buf *b, uint32_t pid, uint64_t nfiles,
                  const struct bbs_stats *stats);

@@ -61,6 +61,7 @@ static int serve_read(const struct bbs_serve_conf *conf, const struct bbs_reques
     uint64_t n = r->end - r->start;
     int fd;
 
+    logfs_fault("serve-read");  /* (kill only) the server dies with a read asked */
     if (!bbs_serve_path_allowed(conf, r->path, why, sizeof(why)))
         return bbs_rep_begin(out, r->op, r->id, BBS_EPERM, why);
     if ((fd = open(r->path, O_RDONLY | O_CLOEXEC)) < 0) {
@@ -212,6 +213,7 @@ static int serve_attach(struct bbs_ownmap *m, const struct bbs_request *r, struc
     struct bbs_extent e;
     int st = BBS_OK;
     bbs_serve_clock(r->clock);
+    logfs_fault("serve-attach");        /* (kill only) dies among a sync's attaches */
     for (uint32_t i = 0; i < r->nrecords && st == BBS_OK; i++) {
         bbs_record(r, i, &e);
         st = bbs_own_attach(m, r->file, &r->writer, &e, 1);
@@ -301,7 +303,7 @@ int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
 {
     int rc = serve_request(m, conf, stats, msg, len, out);
     if (rc == 0)
-        bbs_rep_set_clock(out, bbs_serve_clock(0));
+        bbs_rep_set_server(out, bbs_serve_clock(0), conf->incarnation);
     return rc;
 }
 

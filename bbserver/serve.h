@@ -20,6 +20,10 @@ struct bbs_serve_conf {
     const char *const *logdirs;         /* READ serves files below these only */
     size_t nlogdirs;
     uint32_t pid;                       /* told by PING */
+    /* Which life of the maps this is, told by every reply: new at each
+     * start, unless the maps were loaded from the state file (so a client
+     * knows when a map it relied on was lost: bbserver/state.h). */
+    uint64_t incarnation;
     /* Files held by the whole server (PING), when it has several maps;
      * NULL: the map bbs_serve is given. */
     uint64_t (*nfiles)(void *arg);

@@ -18,6 +18,7 @@
 #endif
 #include "server.h"
 #include "../logfs/coding.h"
+#include "../logfs/fault.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -507,14 +508,26 @@ int bbs_server_run(const struct bbs_server_opts *o)
     }
     if (o->state) {
         uint64_t nfiles = 0;
-        if (bbs_state_load(o->state, map_for_file, &s, &nfiles, err, sizeof(err)) != 0) {
+        if (bbs_state_load(o->state, map_for_file, &s, &nfiles, &s.conf.incarnation, err,
+                           sizeof(err)) != 0) {
             fprintf(stderr, "bbserver: %s\n", err);
+            return 1;
+        }
+        /* The maps in memory are the state now: after a crash, a restart
+         * must start a new life, not load this older one (bbserver/state.h). */
+        if (unlink(o->state) != 0 && errno != ENOENT) {
+            fprintf(stderr, "bbserver: cannot remove the state file %s once loaded: %s\n",
+                    o->state, strerror(errno));
             return 1;
         }
         if (nfiles)
             printf("bbserver: loaded %llu files from %s\n", (unsigned long long) nfiles,
                    o->state);
     }
+    /* A new life of the maps unless they were loaded: a client that relied
+     * on the old ones learns they are gone (any value but 0 will do). */
+    while (s.conf.incarnation == 0)
+        s.conf.incarnation = logfs_fault_clock() ^ ((uint64_t) getpid() << 32);
 
     /* SIGTERM and SIGINT arrive through a signalfd, in the epoll loop. */
     sigemptyset(&mask);
@@ -628,7 +641,7 @@ int bbs_server_run(const struct bbs_server_opts *o)
         struct bbs_ownmap *maps[s.nw];
         for (int i = 0; i < s.nw; i++)
             maps[i] = s.w[i].map;
-        if (bbs_state_save(o->state, maps, s.nw, err, sizeof(err)) != 0) {
+        if (bbs_state_save(o->state, maps, s.nw, s.conf.incarnation, err, sizeof(err)) != 0) {
             fprintf(stderr, "bbserver: %s\n", err);
             rc = 1;
         } else

@@ -19,7 +19,8 @@
 #include "serve.h"
 #include "../logfs/internal.h"
 
-#define STATE_MAGIC "bbserver state 1\n"
+#define STATE_MAGIC "bbserver state 2\n"       /* then the incarnation, u64 */
+#define STATE_MAGIC_V1 "bbserver state 1\n"    /* (no incarnation) */
 #define BATCH 4096              /* ranges per saved message */
 
 static const uint8_t no_token[BBS_TOKEN_LEN];
@@ -99,8 +100,8 @@ static int save_one_file(void *arg, const char *file)
     return a->s->failed;
 }
 
-int bbs_state_save(const char *path, struct bbs_ownmap *const *maps, int nmaps, char *err,
-                   size_t errlen)
+int bbs_state_save(const char *path, struct bbs_ownmap *const *maps, int nmaps,
+                   uint64_t incarnation, char *err, size_t errlen)
 {
     char tmp[4200];
     struct saver *s = calloc(1, sizeof(*s));
@@ -115,8 +116,10 @@ int bbs_state_save(const char *path, struct bbs_ownmap *const *maps, int nmaps, 
         free(s);
         return -1;
     }
-    struct iovec magic = { (void *) STATE_MAGIC, strlen(STATE_MAGIC) };
-    put(s, &magic, 1);
+    uint8_t inc[8];
+    logfs_put64(inc, incarnation);
+    struct iovec magic[2] = { {(void *) STATE_MAGIC, strlen(STATE_MAGIC)}, {inc, 8} };
+    put(s, magic, 2);
     for (int i = 0; i < nmaps && !s->failed; i++) {
         struct save_each a = { s, maps[i] };
         bbs_own_each(maps[i], save_one_file, &a);
@@ -141,7 +144,7 @@ int bbs_state_save(const char *path, struct bbs_ownmap *const *maps, int nmaps, 
 }
 
 int bbs_state_load(const char *path, bbs_map_for_fn map_for, void *arg, uint64_t *nfiles,
-                   char *err, size_t errlen)
+                   uint64_t *incarnation, char *err, size_t errlen)
 {
     char magic[sizeof(STATE_MAGIC)];
     uint8_t hdr[4], crc[4];
@@ -152,17 +155,27 @@ int bbs_state_load(const char *path, bbs_map_for_fn map_for, void *arg, uint64_t
     FILE *f = fopen(path, "r");
 
     *nfiles = 0;
+    *incarnation = 0;
     if (!f) {
         if (errno == ENOENT)
             return 0;
         snprintf(err, errlen, "cannot read the state file %s: %s", path, strerror(errno));
         return -1;
     }
+    _Static_assert(sizeof(STATE_MAGIC) == sizeof(STATE_MAGIC_V1), "one magic length");
+    uint8_t inc[8];
+    int v1 = 0;
     if (fread(magic, 1, strlen(STATE_MAGIC), f) != strlen(STATE_MAGIC)
-        || memcmp(magic, STATE_MAGIC, strlen(STATE_MAGIC)) != 0) {
+        || (memcmp(magic, STATE_MAGIC, strlen(STATE_MAGIC)) != 0
+            && !(v1 = memcmp(magic, STATE_MAGIC_V1, strlen(STATE_MAGIC_V1)) == 0))) {
         snprintf(err, errlen, "%s is not a bbserver state file; move it away to start "
                  "empty (pending logs are replayed from their seals)", path);
         goto out;
+    }
+    if (!v1) {
+        if (fread(inc, 8, 1, f) != 1)
+            goto corrupt;
+        *incarnation = logfs_get64(inc);
     }
     for (;;) {
         at = ftell(f);

@@ -32,14 +32,17 @@ int ADIOI_BBFS_Nodes_init(ADIOI_BBFS_Nodes * r, double timeout, char *err, size_
     return bbs_token_find(NULL, 1, r->token, source, sizeof(source), err, errlen);
 }
 
-int ADIOI_BBFS_Nodes_connect(const ADIOI_BBFS_Nodes * r, const char *addr,
-                              struct bbs_client **out, char *err, size_t errlen)
+/* The connection to addr, made now or earlier (*cached). */
+static int connect_to(const ADIOI_BBFS_Nodes * r, const char *addr, struct bbs_client **out,
+                      int *cached, char *err, size_t errlen)
 {
+    *cached = 1;
     for (struct conn * k = conns; k; k = k->next)
         if (strcmp(k->addr, addr) == 0) {
             *out = k->c;
             return 0;
         }
+    *cached = 0;
     struct conn *k = calloc(1, sizeof(*k));
     if (!k) {
         snprintf(err, errlen, "out of memory");
@@ -54,6 +57,13 @@ int ADIOI_BBFS_Nodes_connect(const ADIOI_BBFS_Nodes * r, const char *addr,
     conns = k;
     *out = k->c;
     return 0;
+}
+
+int ADIOI_BBFS_Nodes_connect(const ADIOI_BBFS_Nodes * r, const char *addr,
+                              struct bbs_client **out, char *err, size_t errlen)
+{
+    int cached;
+    return connect_to(r, addr, out, &cached, err, errlen);
 }
 
 int ADIOI_BBFS_Nodes_ping(const ADIOI_BBFS_Nodes * r, const char *addr, char *err,
@@ -92,9 +102,23 @@ int ADIOI_BBFS_Nodes_call(const ADIOI_BBFS_Nodes * r, const char *addr, struct b
                            struct bbs_reply *rep, char *err, size_t errlen)
 {
     struct bbs_client *c;
-    if (ADIOI_BBFS_Nodes_connect(r, addr, &c, err, errlen) != 0)
+    int cached, rc;
+    if (connect_to(r, addr, &c, &cached, err, errlen) != 0)
         return -1;
-    if (bbs_client_call(c, req, rep, err, errlen) != 0) {
+    rc = bbs_client_call(c, req, rep, err, errlen);
+    if (rc != 0 && cached && bbs_client_broken(c)) {
+        /* The server went away since this connection was made: restarted
+         * (stopped and started again, as the next open on its node does),
+         * it answers a new one.  Every request may be sent twice: an attach
+         * of the same runs, a query, a read, a removal of what is gone are
+         * the same done again.  (Not after a time-out: that would wait
+         * twice for a server that does not answer.) */
+        ADIOI_BBFS_Nodes_drop(addr);
+        if (connect_to(r, addr, &c, &cached, err, errlen) != 0)
+            return -1;
+        rc = bbs_client_call(c, req, rep, err, errlen);
+    }
+    if (rc != 0) {
         ADIOI_BBFS_Nodes_drop(addr);   /* the next call reconnects: a restarted server */
         return -1;
     }

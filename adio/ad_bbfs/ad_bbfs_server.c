@@ -40,14 +40,27 @@
 static void set_dirty(ADIOI_BBFS_Server * s, int on);
 
 /* A call to the server holding the file's map, whose clock the process
- * hears in its reply. */
+ * hears in its reply.  An attach or a query (uses_map) must reach the map
+ * that the handle's processes have attached to since the open: a server
+ * restarted without its saved state (killed, crashed) has lost it, and
+ * answering from its new one would hide their synced writes. */
 static int map_call(ADIOI_BBFS_Server * s, struct bbs_buf *b, struct bbs_reply *r, char *err,
-                    size_t len)
+                    size_t len, int uses_map)
 {
     int rc = ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, b, r, err, len);
-    if (rc == 0)
-        s->clock_heard = 1;
-    return rc;
+    if (rc != 0)
+        return rc;
+    s->clock_heard = 1;
+    if (uses_map && !s->map_incarnation)
+        s->map_incarnation = r->incarnation;
+    if (uses_map && r->incarnation != s->map_incarnation) {
+        snprintf(err, len, "bbserver %s restarted since the file was opened and lost its map "
+                 "(it was killed or crashed): others' synced writes are no longer visible "
+                 "through this handle.  Close the file (its logs are kept) and open it "
+                 "again, which replays them", s->map_addr);
+        return -1;
+    }
+    return 0;
 }
 
 static int s_rank(ADIO_File fd)
@@ -109,7 +122,7 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
             snprintf(err, len, "out of memory");
             rc = -1;
         } else
-            rc = map_call(s, &b, &r, err, len);
+            rc = map_call(s, &b, &r, err, len, 0);
     }
     bbs_buf_free(&b);
     ADIOI_BBFS_FREE(bf->replayed);
@@ -240,6 +253,18 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     }
     if (!err_here && ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, sizeof(err)) != 0)
         err_here = 1;
+    /* The life of the maps this handle's map is in, as rank 0 hears it now
+     * (a cached connection may be to a server that has restarted since). */
+    if (!err_here && s->rank == 0) {
+        struct bbs_buf b = { 0 };
+        struct bbs_reply r;
+        if (bbs_enc_ping(&b, 0, s->nodes.token) != 0 || map_call(s, &b, &r, err, sizeof(err), 0))
+            err_here = 1;
+        else
+            s->map_incarnation = r.incarnation;
+        bbs_buf_free(&b);
+    }
+    MPI_Bcast(&s->map_incarnation, 1, MPI_UINT64_T, 0, fd->comm);
     /* The sessions this open replayed may still be in the map, naming
      * logs that are gone now: the map forgets them before anyone asks. */
     if (!err_here && (bf->nreplayed || bf->replayed_all) && s->rank == 0
@@ -292,6 +317,7 @@ int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const
     char why[1024];
     struct bbs_client *c;
     memcpy(s->map_addr, said.map, sizeof(s->map_addr));
+    s->map_incarnation = 0;     /* (learned at its first attach or query) */
     int mine = ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, why, sizeof(why)) == 0
         ? MPI_SUCCESS : ADIOI_BBFS_Err_server(myname, __LINE__, why);
     return ADIOI_BBFS_Agree_error(fd->comm, myname, mine);
@@ -438,7 +464,7 @@ void ADIOI_BBFS_Server_clock_hear(ADIOI_BBFS_File * bf)
      * follows fails too, and says why); not tried again before the next
      * sync, so that a lost server costs one time-out here. */
     if (bbs_enc_ping(&b, 0, s->nodes.token) == 0)
-        map_call(s, &b, &r, err, sizeof(err));
+        map_call(s, &b, &r, err, sizeof(err), 0);
     bbs_buf_free(&b);
     s->clock_heard = 1;
 }
@@ -481,7 +507,7 @@ static void attach(ADIOI_BBFS_File * bf, int *error_code)
         if (failed)
             snprintf(err, sizeof(err), "out of memory attaching");
         else
-            failed = map_call(s, &b, &r, err, sizeof(err)) != 0;
+            failed = map_call(s, &b, &r, err, sizeof(err), 1) != 0;
         bbs_buf_free(&b);
         if (failed) {
             char msg[1400];
@@ -556,7 +582,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
     do {
         s->queries++;
         if (bbs_enc_query(&b, s->queries, s->nodes.token, bf->canonical, from, hi) != 0
-            || map_call(s, &b, &r, err, sizeof(err)) != 0) {
+            || map_call(s, &b, &r, err, sizeof(err), 1) != 0) {
             bbs_buf_free(&b);
             logfs_rangemap_destroy(map);
             return ADIOI_BBFS_Err_server(myname, __LINE__, err);

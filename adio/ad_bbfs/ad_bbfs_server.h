@@ -53,6 +53,7 @@ struct ADIOI_BBFS_Server {
     size_t ncache, next_out;
     uint64_t attaches, queries; /* messages sent (their request ids) */
     int clock_heard;            /* the map's server answered since the last sync */
+    uint64_t map_incarnation;   /* the life of its maps this handle's map is in */
 };
 
 /* This node's server for logdir: its address, found or started (under a

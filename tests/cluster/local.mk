@@ -3,7 +3,7 @@
 
 check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir%/t_server_kill \
 	%reldir%/t_split_readers %reldir%/t_peer_handles %reldir%/t_twin_opens \
-	%reldir%/t_twin_replay %reldir%/t_clock_skew
+	%reldir%/t_twin_replay %reldir%/t_clock_skew %reldir%/t_server_restart
 %canon_reldir%_t_nodes_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_nodes_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_readback_CPPFLAGS = $(MPI_CPPFLAGS)
@@ -22,9 +22,11 @@ check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir
 %canon_reldir%_t_models_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
 %canon_reldir%_t_server_kill_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver
 %canon_reldir%_t_server_kill_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
+%canon_reldir%_t_server_restart_CPPFLAGS = $(MPI_CPPFLAGS) -I$(srcdir)/bbserver
+%canon_reldir%_t_server_restart_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
 TESTS += %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh %reldir%/server-check.sh \
 	%reldir%/server-path-check.sh %reldir%/node-failures.sh %reldir%/soak-nodes.sh \
 	%reldir%/clock-skew.sh
-EXTRA_DIST += %reldir%/off_node.h %reldir%/cluster.sh %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh \
+EXTRA_DIST += %reldir%/off_node.h %reldir%/node_server.h %reldir%/cluster.sh %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh \
 	%reldir%/server-check.sh %reldir%/server-path-check.sh %reldir%/node-failures.sh \
 	%reldir%/soak-nodes.sh %reldir%/clock-skew.sh

@@ -41,7 +41,14 @@
 #      a write made after the second's sync stays over it in the file.
 #   4. The map server killed under a running job (t_server_kill): the next
 #      sync fails on every process with a message naming bbserver, and a
-#      new open, which restarts the server, reads every block back.
+#      new open, which restarts the server, reads every block back.  The
+#      map server stopped and restarted under a running job
+#      (t_server_restart): from its saved state after SIGTERM, the job goes
+#      on; after SIGKILL, or killed among a sync's attaches, the next sync
+#      fails on every process saying the server restarted (or, where the
+#      attach got in, the reads do), no read returns stale bytes; nothing
+#      is lost.  A node's server killed while serving a read: the read
+#      fails naming bbserver; restarted, the same read works.
 #   5. On 3 nodes: t_consistency, t_handle_order, and mpiio and session
 #      with 6 processes (t_models).
 #
@@ -55,12 +62,13 @@ work="$BUILDDIR/tests/cluster/server-path"
 ctl="$BUILDDIR/bbserver/bbsctl"
 models="$BUILDDIR/tests/cluster/t_models"
 kill_test="$BUILDDIR/tests/cluster/t_server_kill"
+restart_test="$BUILDDIR/tests/cluster/t_server_restart"
 split="$BUILDDIR/tests/cluster/t_split_readers"
 peer="$BUILDDIR/tests/cluster/t_peer_handles"
 twins="$BUILDDIR/tests/cluster/t_twin_opens"
 twin_replay="$BUILDDIR/tests/cluster/t_twin_replay"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$ctl" "$models" "$kill_test" "$split" "$peer" "$twins" "$twin_replay"; do
+for f in "$ctl" "$models" "$kill_test" "$restart_test" "$split" "$peer" "$twins" "$twin_replay"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 [ -x "$BUILDDIR/mpich/bin/bbserver" ] || { echo "FAIL: no bbserver beside libmpi ($BUILDDIR/mpich/bin/bbserver; make mpich links it)"; exit 1; }
@@ -139,7 +147,7 @@ pid=$(echo "$p" | sed -n 's/.* pid \([0-9]*\).*/\1/p')
 
 # 2. two nodes, node-local logs
 "$cluster" with 2 "$work/c" env work="$work" runner="$runner" specs="$specs" ctl="$ctl" \
-    cluster="$cluster" models="$models" kill_test="$kill_test" split="$split" peer="$peer" twins="$twins" twin_replay="$twin_replay" MPIEXEC_HOST="$MPIEXEC" bash -c '
+    cluster="$cluster" models="$models" kill_test="$kill_test" restart_test="$restart_test" split="$split" peer="$peer" twins="$twins" twin_replay="$twin_replay" MPIEXEC_HOST="$MPIEXEC" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -189,6 +197,15 @@ if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$kill_test" "bbfs
     > "$work/kill.out" 2>&1 < /dev/null; then
     ok "2 nodes, the map server killed under the job: $(grep "sync after" "$work/kill.out" | cut -c1-60)...; nothing lost"
 else fail "2 nodes, map server killed (see $work/kill.out)"; sed "s/^/  | /" "$work/kill.out" | tail -12; fi
+# (a log directory of its own each: servers started by the job, armed by it)
+for m in term kill attach read; do
+    for n in node0 node1; do "$cluster" exec "$CLUSTER_DIR" $n mkdir -p "$CLUSTER_DIR/local/$m"; done
+    if BBFS_LOGDIR=$CLUSTER_DIR/local/$m "$CLUSTER_DIR/mpiexec" -n 4 "$restart_test" \
+           "bbfs:$work/restart-$m.dat" $m > "$work/restart-$m.out" 2>&1 < /dev/null; then
+        ok "2 nodes: $(grep "^ok: " "$work/restart-$m.out" | cut -c5-)"
+    else fail "2 nodes, a server restarted under the job: $m (see $work/restart-$m.out)"
+        sed "s/^/  | /" "$work/restart-$m.out" | tail -12; fi
+done
 exit $((fails > 0))
 ' || fails=$((fails+1))
 

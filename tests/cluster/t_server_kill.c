@@ -19,8 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client.h"
-#include "token.h"
+#include "node_server.h"
 
 #define BLK 4096
 
@@ -33,41 +32,6 @@ static void fill(char *b, int r, int which)
 {
     for (int i = 0; i < BLK; i++)
         b[i] = (char) (r * 31 + which * 101 + i % 251 + 1);
-}
-
-/* Process 0: the pid of the server whose address its node's file holds. */
-static int server_pid(void)
-{
-    char host[256], addrfile[4400], addr[300] = "", err[512], src[4096];
-    uint8_t token[BBS_TOKEN_LEN];
-    struct bbs_client *cl;
-    struct bbs_buf b = { 0 };
-    struct bbs_reply r;
-    const char *dir = getenv("BBFS_LOGDIR");
-    int pid = -1;
-
-    gethostname(host, sizeof(host));
-    snprintf(addrfile, sizeof(addrfile), "%s/.bbserver.%s.addr", dir ? dir : "/tmp", host);
-    FILE *f = fopen(addrfile, "r");
-    if (!f || !fgets(addr, sizeof(addr), f)) {
-        fprintf(stderr, "FAIL: no server address in %s\n", addrfile);
-        if (f)
-            fclose(f);
-        return -1;
-    }
-    fclose(f);
-    addr[strcspn(addr, "\n")] = 0;
-    if (bbs_token_find(NULL, 0, token, src, sizeof(src), err, sizeof(err)) == 0
-        && bbs_client_open(addr, token, 10, &cl, err, sizeof(err)) == 0) {
-        if (bbs_enc_ping(&b, bbs_client_next_id(cl), token) == 0
-            && bbs_client_call(cl, &b, &r, err, sizeof(err)) == 0 && r.status == BBS_OK)
-            pid = (int) r.pid;
-        bbs_client_close(cl);
-    }
-    bbs_buf_free(&b);
-    if (pid < 0)
-        fprintf(stderr, "FAIL: server %s: %s\n", addr, err);
-    return pid;
 }
 
 int main(int argc, char **argv)
@@ -99,7 +63,7 @@ int main(int argc, char **argv)
 
     int pid = 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0 && (pid = server_pid()) > 0) {
+    if (rank == 0 && (pid = node_server_pid()) > 0) {
         kill(pid, SIGKILL);
         for (int i = 0; i < 200 && kill(pid, 0) == 0; i++)
             usleep(10000);

@@ -75,21 +75,23 @@ TEST(Proto, AttachRoundTripsEveryField)
     EXPECT_EQ(0x1122334455667788ull, r.clock);
 }
 
-TEST(Proto, EveryReplyCarriesTheClockSetLast)
+TEST(Proto, EveryReplyCarriesTheClockAndIncarnationSetLast)
 {
     Buf b;
     ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_STAT, 4, BBS_OK, nullptr));
     ASSERT_EQ(0, bbs_rep_stat(&b.b, 100, 1, 1));
-    bbs_rep_set_clock(&b.b, 0xa1b2c3d4e5f60718ull);
+    bbs_rep_set_server(&b.b, 0xa1b2c3d4e5f60718ull, 0x99);
     bbs_reply r;
     char err[256];
     ASSERT_EQ(BBS_OK, bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err))) << err;
     EXPECT_EQ(0xa1b2c3d4e5f60718ull, r.clock);
+    EXPECT_EQ(0x99u, r.incarnation);
     EXPECT_EQ(100u, r.size);
     ASSERT_EQ(0, bbs_rep_begin(&b.b, BBS_QUERY, 5, BBS_ENOFILE, "nothing"));
-    bbs_rep_set_clock(&b.b, 42);
+    bbs_rep_set_server(&b.b, 42, 7);
     ASSERT_EQ(BBS_OK, bbs_dec_reply(b.b.p, b.b.len, &r, err, sizeof(err))) << err;
     EXPECT_EQ(42u, r.clock);
+    EXPECT_EQ(7u, r.incarnation);
     EXPECT_STREQ("nothing", r.msg);
 }
 

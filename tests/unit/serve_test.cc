@@ -35,6 +35,7 @@ class Serve : public ::testing::Test {
         conf.logdirs = dirs;
         conf.nlogdirs = 1;
         conf.pid = 1234;
+        conf.incarnation = 0xfeed;
     }
     ~Serve() override
     {
@@ -256,6 +257,7 @@ TEST_F(Serve, PingTellsVersionPidAndFiles)
     ASSERT_EQ(BBS_OK, Run());
     EXPECT_EQ((uint32_t) BBS_VERSION, r.version);
     EXPECT_EQ(1234u, r.pid);
+    EXPECT_EQ(0xfeedu, r.incarnation);
     EXPECT_EQ(1u, r.nfiles);
 }
 

@@ -34,12 +34,15 @@ TEST(State, SavedMapsLoadAsTheyWere)
     bbs_extent e{0, 8, 4, 32, 100};
     ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/f", &w, &e, 1));
     char err[512];
-    ASSERT_EQ(0, bbs_state_save(d.file("state").c_str(), &m, 1, err, sizeof(err))) << err;
+    ASSERT_EQ(0, bbs_state_save(d.file("state").c_str(), &m, 1, 0x5eed, err, sizeof(err)))
+        << err;
     bbs_ownmap *n = bbs_own_create();
-    uint64_t files = 0;
-    ASSERT_EQ(0, bbs_state_load(d.file("state").c_str(), OneMap, n, &files, err, sizeof(err)))
+    uint64_t files = 0, incarnation = 0;
+    ASSERT_EQ(0, bbs_state_load(d.file("state").c_str(), OneMap, n, &files, &incarnation, err,
+                                sizeof(err)))
         << err;
     EXPECT_EQ(1u, files);
+    EXPECT_EQ(0x5eedu, incarnation);    // the maps' life goes on
     EXPECT_EQ(Print(m, "/f"), Print(n, "/f"));
     bbs_own_destroy(m);
     bbs_own_destroy(n);
@@ -72,11 +75,13 @@ TEST(State, AnOlderServersStateLoads)
     bbs_buf_free(&b);
 
     bbs_ownmap *m = bbs_own_create();
-    uint64_t files = 0;
+    uint64_t files = 0, incarnation = 1;
     char err[512] = "";
-    ASSERT_EQ(0, bbs_state_load(d.file("state").c_str(), OneMap, m, &files, err, sizeof(err)))
+    ASSERT_EQ(0, bbs_state_load(d.file("state").c_str(), OneMap, m, &files, &incarnation, err,
+                                sizeof(err)))
         << err;
     EXPECT_EQ(1u, files);
+    EXPECT_EQ(0u, incarnation);         // none saved: the server takes a new one
     EXPECT_EQ("[0-7:0@100]", Print(m, "/f"));
     EXPECT_EQ(64u, bbs_own_size(m, "/f"));
     bbs_own_destroy(m);

@@ -112,11 +112,13 @@ TEST(ShortWrite, BbsStateSavesWholeUnderShortWrites)
         char err[512], a[4096], b[4096];
         {
             Armed armed(std::string("state-write:") + action);
-            ASSERT_EQ(0, bbs_state_save(d.file("state").c_str(), &m, 1, err, sizeof(err))) << err;
+            ASSERT_EQ(0, bbs_state_save(d.file("state").c_str(), &m, 1, 3, err, sizeof(err)))
+                << err;
         }
         bbs_ownmap *n = bbs_own_create();
-        uint64_t files = 0;
-        ASSERT_EQ(0, bbs_state_load(d.file("state").c_str(), OneMap, n, &files, err, sizeof(err)))
+        uint64_t files = 0, incarnation = 0;
+        ASSERT_EQ(0, bbs_state_load(d.file("state").c_str(), OneMap, n, &files, &incarnation,
+                                    err, sizeof(err)))
             << action << ": " << err;
         EXPECT_EQ(1u, files);
         bbs_own_print(m, "/f", a, sizeof(a));
