@@ -19,6 +19,14 @@
 #      its first error, at the same collective call, and the job ends (no
 #      hang); with room again, bbfs-replay recovers every block a completed
 #      sync covered (t_crashpoints --verify).
+#   4. Two jobs share a file through the servers (t_link_cut; hints
+#      bbfs_force_remote, bbfs_server_timeout 5): a reader on node0 (the
+#      file's map on node0's server) and a writer on node1.  node1's link
+#      cut: the reader's read of node1's block (a remote read), the
+#      writer's sync (an attach) and its read of node0's block (a query)
+#      each fail with MPI_ERR_IO naming bbserver within the timeout and 5 s;
+#      the link back: each works again, and after both jobs a third job
+#      reads every block back.
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
@@ -26,18 +34,20 @@ here=$(cd "$(dirname "$0")" && pwd)
 cluster="$here/cluster.sh"
 work="$BUILDDIR/tests/cluster/node-failures"
 prog="$BUILDDIR/mpiio-tests/t_crashpoints"
+linkcut="$BUILDDIR/tests/cluster/t_link_cut"
 readback="$BUILDDIR/tests/cluster/t_readback"
 tool="$BUILDDIR/tools/bbfs-replay"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$prog" "$readback" "$tool"; do
+for f in "$prog" "$readback" "$tool" "$linkcut"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 rm -rf "$work"; mkdir -p "$work"
 export MPIEXEC BBFS_SERVER_TOKEN_FILE="$work/token" BBFS_SERVER_IDLE=120
 printf 'bbfs_replay never\nbbfs_server_timeout 5\n' > "$work/never.hints"
 printf 'bbfs_server_timeout 5\n' > "$work/t5.hints"
+printf 'bbfs_server_timeout 5\nbbfs_force_remote true\n' > "$work/remote.hints"
 
-"$cluster" with 2 "$work/c" env work="$work" prog="$prog" readback="$readback" tool="$tool" bash -c '
+"$cluster" with 2 "$work/c" env work="$work" prog="$prog" readback="$readback" tool="$tool" linkcut="$linkcut" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -104,6 +114,36 @@ if CLUSTER_HOSTS=node0,node1 timeout 120 "$CLUSTER_DIR/mpiexec" -n 4 "$tool" --q
    && "$prog" --verify "$work/full.dat" > "$work/full-verify.out" 2>&1; then
     ok "with room again, bbfs-replay recovers what the syncs covered ($(sed -n "s/.*(\(.*\) by process).*/\1/p" "$work/full-verify.out") epochs by process)"
 else sed "s/^/  | /" "$work/full-replay.out" "$work/full-verify.out" | tail -8; fail "node1 full: the recovery"; fi
+
+# 4. the link cut under two running jobs that share a file through the servers
+sig="$work/linkcut"; rm -rf "$sig"; mkdir -p "$sig"
+wait_for() { for i in $(seq 1 1200); do [ -e "$sig/$1" ] && return 0; sleep 0.1; done; return 1; }
+export ROMIO_HINTS=$work/remote.hints BBFS_TEST_TIMEOUT=5
+CLUSTER_HOSTS=node0 timeout 150 "$CLUSTER_DIR/mpiexec" -n 2 "$linkcut" "bbfs:$work/cut.dat" "$sig" reader \
+    </dev/null > "$work/cut-reader.out" 2>&1 &
+rpid=$!
+CLUSTER_HOSTS=node1 timeout 150 "$CLUSTER_DIR/mpiexec" -n 2 "$linkcut" "bbfs:$work/cut.dat" "$sig" writer \
+    </dev/null > "$work/cut-writer.out" 2>&1 &
+wpid=$!
+if wait_for r-ready && wait_for w-synced; then
+    on node0 ip neigh replace "$ip1" lladdr "$mac" dev eth0 nud permanent
+    on node1 ip link set eth0 down
+    touch "$sig/cut"
+    wait_for r-cut-done && wait_for w-cut-done || fail "the jobs did not get past the cut in 120 s"
+    on node1 ip link set eth0 up
+    sleep 1
+    touch "$sig/back"
+else fail "the jobs never got ready"; touch "$sig/cut" "$sig/back"; fi
+wait $rpid; rrc=$?; wait $wpid; wrc=$?
+unset ROMIO_HINTS
+if [ $rrc = 0 ] && [ $wrc = 0 ]; then
+    ok "node1 cut off under two jobs: $(grep -h "with the link cut failed" "$work/cut-reader.out" "$work/cut-writer.out" | tr "\n" ";" | sed "s/;$//"); all work again with the link back"
+else sed "s/^/  | /" "$work/cut-reader.out" "$work/cut-writer.out" | grep -v "^  | *$" | tail -16
+    fail "node1 cut off under two jobs (reader $rrc, writer $wrc)"; fi
+if CLUSTER_HOSTS=node0,node1 timeout 90 "$CLUSTER_DIR/mpiexec" -n 4 "$linkcut" "bbfs:$work/cut.dat" "$sig" check \
+       </dev/null > "$work/cut-check.out" 2>&1; then
+    ok "after both jobs, a third reads every block back"
+else sed "s/^/  | /" "$work/cut-check.out" | tail -8; fail "the check after the cut"; fi
 exit $((fails > 0))'
 rc=$?
 [ $rc = 0 ] && rm -rf "$work"
