@@ -19,6 +19,12 @@
 # replays them, and the file equals the ufs: run's.  (The logs used to be
 # removed before that close, its error never read.)
 #
+# 3. The same at a close that replays (t_crashpoints, default hints): the
+# close fails with MPI_ERR_IO on every process saying the logs stay, and
+# they and the manifest do; a reopen replays them, the file equals the
+# ufs: run's.  (The close used to remove the logs before it closed the
+# lower file.)
+#
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
 . "$(dirname "$0")/crashpoints-lib.sh"
@@ -70,6 +76,26 @@ elif ! ROMIO_HINTS="$work/close.hints" timeout 120 "$MPIEXEC" -n $np "$prog" --r
 elif cp_judge "lower-close: after the second reopen" "$dir" --exact; then
     if [ "$(find "$BBFS_LOGDIR" -type f | wc -l)" -ne 0 ]; then fail "lower-close: logs left"
     else echo "ok: lower close failed: the open failed and kept the $((3 * np)) log files; a second reopen replayed them, the file equal to ufs:"; fi
+fi
+
+dir="$work/close-lower"; f="$dir/data.dat"
+rm -rf "$dir" "$BBFS_LOGDIR"; mkdir -p "$dir" "$BBFS_LOGDIR"
+echo "+ BBFS_FAULT=lower-close:EIO:once mpiexec -n $np t_crashpoints bbfs:$f; ... --reopen"
+if ! BBFS_FAULT=lower-close:EIO:once BBFS_EXPECT_CLASS=MPI_ERR_IO BBFS_EXPECT_TEXT="the logs stay" \
+        ROMIO_HINTS="$work/close.hints" timeout 120 "$MPIEXEC" -n $np "$prog" "bbfs:$f" \
+        </dev/null >"$dir/fault.out" 2>&1; then
+    sed 's/^/  | /' "$dir/fault.out"; fail "close-lower: the writer did not fail its close as expected"
+elif [ "$(grep -c 'first error in MPI_File_close(&fh): .*the logs stay' "$dir/fault.out")" -ne $np ]; then
+    sed 's/^/  | /' "$dir/fault.out"
+    fail "close-lower: not every process's close failed saying the logs stay"
+elif [ "$(find "$BBFS_LOGDIR" -type f | wc -l)" -ne $((3 * np)) ] || ! ls -d "$dir"/.*.bbfs >/dev/null 2>&1; then
+    fail "close-lower: logs or manifest removed although the lower close failed ($(find "$BBFS_LOGDIR" -type f | wc -l) log files)"
+elif ! ROMIO_HINTS="$work/close.hints" timeout 120 "$MPIEXEC" -n $np "$prog" --reopen "bbfs:$f" \
+        </dev/null >"$dir/recover.out" 2>&1; then
+    sed 's/^/  | /' "$dir/recover.out"; fail "close-lower: the reopen failed"
+elif cp_judge "close-lower: after the reopen" "$dir" --exact; then
+    if [ "$(find "$BBFS_LOGDIR" -type f | wc -l)" -ne 0 ]; then fail "close-lower: logs left"
+    else echo "ok: lower close failed at the close's replay: the close failed and kept the $((3 * np)) log files; a reopen replayed them, the file equal to ufs:"; fi
 fi
 [ $status -eq 0 ] && rm -rf "$work"
 exit $status

@@ -54,6 +54,7 @@ typedef struct ADIOI_BBFS_Times {
 
 typedef struct ADIOI_BBFS_File {
     ADIO_File lower;            /* canonical file, opened through the lower driver */
+    int lower_closed;           /* by the close's replay (ADIOI_BBFS_Replayed_close) */
     MPI_Info open_info;         /* user's hints, handed to the lower driver at open */
     ADIOI_BBFS_Hints hints;
     int hint_error;             /* ADIO_Open drops SetInfo's error code; OpenColl
@@ -208,6 +209,11 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
 /* Collective: remove the sessions a replay with keep left (and this
  * handle's own if with_own), as its end would have. */
 int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own);
+/* Collective: close lo, the lower file a replay with keep wrote (its view
+ * is not freed).  A network file system may report a failed write-back
+ * (EDQUOT, EIO) only at close, so the logs go only after this agreed
+ * MPI_SUCCESS; else the error says they stay. */
+int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname);
 /* The error of a replay whose write (or the lower file's close after it)
  * failed with w_err: its class, and that the logs stay. */
 int ADIOI_BBFS_Err_canonical_write(const char *myname, const char *canonical, int w_err);
@@ -434,6 +440,8 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
                               ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
                               char **bytes);
 void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, uint64_t len);
+/* Whether salvage left writer out: nobody could reach its logs. */
+int ADIOI_BBFS_Exchange_gone(const ADIOI_BBFS_Exchange * x, int writer);
 /* count blocks of len bytes at dest + i * stride */
 void ADIOI_BBFS_Exchange_place(ADIOI_BBFS_Exchange * x, char *dest, uint64_t len,
                                uint64_t count, uint64_t stride);

@@ -21,9 +21,11 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     /* The lower handle only borrowed the view; ADIO_Close would free it. */
     lo->etype = MPI_BYTE;
     lo->filetype = MPI_BYTE;
-    ADIO_Close(lo, &close_err);
-    if (*error_code == MPI_SUCCESS)
-        *error_code = close_err;
+    if (!bf->lower_closed) {    /* (else the replay closed it, before removing the logs) */
+        ADIO_Close(lo, &close_err);
+        if (*error_code == MPI_SUCCESS)
+            *error_code = close_err;
+    }
     lower_handle = lo;
     MPIO_File_free(&lower_handle);
 

@@ -341,6 +341,11 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     return err;
 }
 
+int ADIOI_BBFS_Exchange_gone(const ADIOI_BBFS_Exchange * x, int writer)
+{
+    return x->gone[writer];
+}
+
 void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, uint64_t len)
 {
     struct want *last = x->nwant ? &x->want[x->nwant - 1] : NULL;

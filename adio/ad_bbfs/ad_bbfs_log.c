@@ -327,8 +327,20 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         if (!lo->is_open)       /* deferred open (romio_no_indep_rw) */
             ADIO_ImmediateOpen(lo, &err);
         err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+        /* A close keeps the logs until the lower file closed cleanly (a
+         * network file system may report a failed write-back only there);
+         * a replay in the middle of a session leaves it open. */
+        int closing = how == FINISH_REPLAY_IF_LAST;
         if (err == MPI_SUCCESS)
-            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, 0);
+            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, closing);
+        if (closing) {
+            int close_err = ADIOI_BBFS_Replayed_close(fd, lo, myname);
+            bf->lower_closed = 1;
+            if (err == MPI_SUCCESS)
+                err = close_err;
+            if (err == MPI_SUCCESS)
+                err = ADIOI_BBFS_Pending_remove(fd, &p, 1);
+        }
         if (err == MPI_SUCCESS)
             ADIOI_BBFS_Server_replayed(bf);     /* the map's bytes are in the file now */
         *error_code = err;

@@ -532,22 +532,30 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         pending_free(&p, 1);
         return;
     }
-    /* The logs stay until the lower close succeeded: a network file
-     * system may report a failed write-back (EDQUOT, EIO) only there. */
+    /* The logs stay until the lower close succeeded. */
     *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 1);
-    int close_err;
+    int close_err = ADIOI_BBFS_Replayed_close(fd, lo, myname);
     MPI_File h = lo;
-    ADIO_Close(lo, &close_err);
     MPIO_File_free(&h);
+    if (*error_code == MPI_SUCCESS)
+        *error_code = close_err;
+    if (*error_code == MPI_SUCCESS)
+        *error_code = ADIOI_BBFS_Pending_remove(fd, &p, 0);
+    pending_free(&p, 1);
+}
+
+int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int close_err;
+
+    lo->etype = MPI_BYTE;       /* (a borrowed view, not the lower file's to free) */
+    lo->filetype = MPI_BYTE;
+    ADIO_Close(lo, &close_err);
     int injected = logfs_fault("lower-close");
     if (injected && close_err == MPI_SUCCESS)
-        close_err = ADIOI_Err_create_code(myname, bf->canonical, injected);
+        close_err = ADIOI_Err_create_code((char *) myname, bf->canonical, injected);
     if (close_err != MPI_SUCCESS)
         close_err = ADIOI_BBFS_Err_canonical_write(myname, bf->canonical, close_err);
-    if (*error_code == MPI_SUCCESS) {
-        *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, close_err);
-        if (*error_code == MPI_SUCCESS)
-            *error_code = ADIOI_BBFS_Pending_remove(fd, &p, 0);
-    }
-    pending_free(&p, 1);
+    return ADIOI_BBFS_Agree_error(fd->comm, myname, close_err);
 }

@@ -248,6 +248,28 @@ static int resize_to(struct replay *rp, uint64_t size, int only_grow)
     return err;
 }
 
+/* Salvage: what each writer left out took with it, so that whoever reads
+ * the file knows which data is missing: its node (server) and the epochs
+ * the manifest says its syncs and close had covered. */
+static void report_lost(const ADIOI_BBFS_Exchange * x, const char *canonical,
+                        char *const *metalogs, char *const *servers, const uint64_t * promised,
+                        int nwriters)
+{
+    for (int w = 0; w < nwriters; w++) {
+        if (!ADIOI_BBFS_Exchange_gone(x, w))
+            continue;
+        char epochs[96] = "every epoch it wrote";
+        if (promised && promised[w])
+            snprintf(epochs, sizeof(epochs), "epochs 1-%llu (synced or closed) and any it had "
+                     "not synced", (unsigned long long) promised[w]);
+        fprintf(stderr, "bbfs replay %s: lost: writer %d's %s, on %s%s (log %s); the file "
+                "lacks them unless that node's storage comes back and bbfs-replay runs "
+                "there\n", canonical, w, epochs, servers && servers[w] && *servers[w]
+                ? "the node of bbserver " : "its node", servers && servers[w] && *servers[w]
+                ? servers[w] : "", metalogs[w]);
+    }
+}
+
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                       char *const *metalogs, char *const *servers, const int *counts,
                       int nsessions,
@@ -287,6 +309,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         ADIOI_Free(ncounts);
         goto fn_exit;
     }
+    if (h->salvage && rank == 0)
+        report_lost(rp.x, canonical, metalogs, servers, promised, nwriters);
     rc = logfs_plan_build_sessions_src(srcs, ncounts, (size_t) nsessions, &po, &rp.plan, &le);
     ADIOI_Free(srcs);
     ADIOI_Free(meta_bytes);

@@ -23,8 +23,9 @@
 #   7. MPI_File_delete on the third node removes the file's pending logs on
 #      the writers' nodes, through their servers.
 #   8. One writers' node lost (its server killed): bbfs-replay --salvage on
-#      the other node replays that node's writers, names the lost ones, and
-#      says which logs it left behind; without --salvage it fails.
+#      the other node replays that node's writers, names the lost ones with
+#      their node and the epochs they had synced, and says which logs it
+#      left behind; without --salvage it fails.
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
@@ -174,9 +175,10 @@ mpx -n 2 "$tool" --quiet "$work/lost.dat" > "$work/lost-replay.out" 2>&1; rc=$?
     || { sed "s/^/  | /" "$work/lost-replay.out" | tail -6; fail "bbfs-replay without --salvage, node1 lost: exit $rc"; }
 mpx -n 2 "$tool" --salvage --quiet "$work/lost.dat" > "$work/lost-salvage.out" 2>&1; rc=$?
 if [ $rc = 0 ] && [ "$(grep -c "not recovered: .*node1" "$work/lost-salvage.out")" = 2 ] \
+   && [ "$(grep -c "lost: writer [0-9]*.s epochs 1-4 .*bbserver node1" "$work/lost-salvage.out")" = 2 ] \
    && [ "$(grep -c "are left there" "$work/lost-salvage.out")" = 2 ] \
    && [ -z "$(ls "$work/.lost.dat.bbfs" 2>/dev/null)" ] && [ "$(logs_on node0)" = 0 ]; then
-    ok "--salvage replays node0'"'"'s writers, names node1'"'"'s two as lost and their logs as left"
+    ok "--salvage replays node0'"'"'s writers, names node1'"'"'s two as lost with their 4 epochs, and their logs as left"
 else sed "s/^/  | /" "$work/lost-salvage.out" | tail -10
     fail "bbfs-replay --salvage with node1 lost: exit $rc, logs on node0 $(logs_on node0)"; fi
 exit $((fails > 0))'
