@@ -293,3 +293,11 @@ check_PROGRAMS += %reldir%/t_subarray_pointer
 %canon_reldir%_t_subarray_pointer_LDADD = $(MPIIO_TEST_LDADD)
 TESTS += %reldir%/t_subarray_pointer.mpi
 EXTRA_DIST += %reldir%/t_subarray_pointer.mpi
+
+# MPI's own synchronization orders writes before reads (causal, the
+# default); under mpiio the same reads are stale.
+check_PROGRAMS += %reldir%/t_mpi_sync
+%canon_reldir%_t_mpi_sync_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_mpi_sync_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_mpi_sync.mpi %reldir%/t_mpi_sync_remote.mpi %reldir%/t_mpi_sync_mpiio.mpi
+EXTRA_DIST += %reldir%/t_mpi_sync.mpi %reldir%/t_mpi_sync_remote.mpi %reldir%/t_mpi_sync_mpiio.mpi

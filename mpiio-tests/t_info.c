@@ -54,7 +54,7 @@ int main(int argc, char **argv)
         logdir = getenv("TMPDIR");
     if (!logdir || !*logdir)
         logdir = "/tmp";
-    tl_expect_info(fh, "bbfs_consistency", bbfs ? "mpiio" : NULL);
+    tl_expect_info(fh, "bbfs_consistency", bbfs ? "causal" : NULL);
     tl_expect_info(fh, "bbfs_replay", bbfs ? "on_close" : NULL);
     tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "4194304" : NULL);
     tl_expect_info(fh, "bbfs_durable", bbfs ? "false" : NULL);

@@ -48,3 +48,10 @@ noinst_PROGRAMS += %reldir%/model-reads
 %canon_reldir%_model_reads_SOURCES = %reldir%/model-reads.c %reldir%/bench.c %reldir%/bench.h
 %canon_reldir%_model_reads_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_model_reads_LDADD = $(MPI_LIBS)
+
+# sync-hooks: what MPI's synchronization hooks (causal consistency) cost a
+# ping-pong and an allreduce: no file open, a file open, writes between.
+noinst_PROGRAMS += %reldir%/sync-hooks
+%canon_reldir%_sync_hooks_SOURCES = %reldir%/sync-hooks.c
+%canon_reldir%_sync_hooks_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_sync_hooks_LDADD = $(MPI_LIBS)

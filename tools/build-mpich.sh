@@ -74,7 +74,7 @@ else
 fi
 
 # Bump when the steps below change what gets built (not how it is copied).
-RECIPE=1
+RECIPE=2     # 2: the C bindings generated again after patching
 key=$( { echo "$src_hash"; cat "${PATCHES[@]}"; echo "${CONFIG_FLAGS[*]}"; echo "recipe $RECIPE";
          ${CC:-gcc} --version | head -1; } | sha256sum | cut -c1-16)
 ROOT="$CACHE/mpich-$MPICH_VERSION-$key"
@@ -91,6 +91,20 @@ if [ ! -f "$ROOT/.patched" ]; then
     if [ -d "$SOURCE" ]; then cp -a "$SOURCE"/. "$SRC"/
     else tar -xf "$SOURCE" -C "$SRC" --strip-components=1; fi
     for p in "${PATCHES[@]}"; do patch -d "$SRC" -p1 --quiet < "$p"; done
+    # The C bindings are generated (and shipped so); mpich-sync-hooks.patch
+    # changes their generator, so generate them again (a second).
+    # Files it writes again unchanged keep their times, so that make does
+    # not think the build system (src/binding/c/Makefile.mk) changed.
+    kept="$ROOT/gen-kept"; rm -rf "$kept"; mkdir -p "$kept"
+    gen_other=(src/binding/c/Makefile.mk src/binding/c/errnames.txt src/include/mpir_impl.h
+               src/mpi_t/qmpi_register.h src/include/mpi_proto.h test/mpi/include/mtest_mpix.h)
+    ( cd "$SRC" && cp -p --parents "${gen_other[@]}" "$kept"/ )
+    ( cd "$SRC" && python3 maint/gen_binding_c.py >"$ROOT/gen_binding_c.log" 2>&1 ) \
+        || { log "generating MPICH's C bindings failed, see $ROOT/gen_binding_c.log"; exit 1; }
+    for f in "${gen_other[@]}"; do
+        cmp -s "$kept/$f" "$SRC/$f" && touch -r "$kept/$f" "$SRC/$f"
+    done
+    rm -rf "$kept"
     ln -sfn "$TOPDIR" "$SRC/src/mpi/romio/bbfs"
     # Only ROMIO's configure.ac changed; regenerate just that subproject.
     ( cd "$SRC/src/mpi/romio" && autoreconf -fi >/dev/null 2>"$ROOT/autoreconf.log" ) \

@@ -9,6 +9,10 @@ include $(top_srcdir)/bbfs/logfs/sources.mk
 
 if BUILD_AD_BBFS
 
+# MPICH's own headers, searched last (none shadows ROMIO's): the driver
+# includes mpir_sync_hooks.h, which adio/mpich-patches/ adds to MPICH.
+AM_CPPFLAGS += -idirafter $(top_srcdir)/../../include
+
 noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h bbfs/adio/ad_bbfs/ad_bbfs_hint_table.h \
     bbfs/adio/ad_bbfs/ad_bbfs_server.h
 
@@ -29,6 +33,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_manifest.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_log.c            \
     bbfs/adio/ad_bbfs/ad_bbfs_order.c          \
+    bbfs/adio/ad_bbfs/ad_bbfs_sync.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_write.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \

@@ -85,6 +85,11 @@ typedef struct ADIOI_BBFS_File {
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */
     int stamp_due;              /* the next write starts with a STAMP (ad_bbfs_order.c) */
+    /* causal consistency (ad_bbfs_sync.c) */
+    struct ADIOI_BBFS_File *next_causal;        /* in the list of open causal handles */
+    int in_causal;
+    int unreleased;             /* written since the last release */
+    unsigned long seen_acquires;        /* acquires counted when it last looked */
 
     /* Other processes' synced writes (ad_bbfs_read.c), rebuilt after a sync. */
     int remote_stale;
@@ -395,12 +400,31 @@ static inline int ADIOI_BBFS_Logging(ADIO_File fd)
 }
 
 /* The synced view holds every write flushed so far, unsealed ones too, in
- * the order collective calls give them (posix, collective). */
+ * the order collective calls and clocks give them (posix, collective,
+ * causal). */
 static inline int ADIOI_BBFS_View_unsealed(const ADIOI_BBFS_File * bf)
 {
     return bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX
-        || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE;
+        || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE
+        || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_CAUSAL;
 }
+
+/* The view holds this process's own writes too, so a write of its own
+ * since the view was built makes it stale (collective, causal). */
+static inline int ADIOI_BBFS_View_has_own(const ADIOI_BBFS_File * bf)
+{
+    return bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE
+        || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_CAUSAL;
+}
+
+/* Causal consistency (ad_bbfs_sync.c): a causal handle joins MPI's
+ * synchronization at open and leaves at close; a write tells that it has
+ * something to release; a read or write first looks whether the process
+ * acquired since it last did. */
+void ADIOI_BBFS_Sync_join(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Sync_leave(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Sync_wrote(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Sync_look(ADIOI_BBFS_File * bf);
 
 /* Reads must look at logs: this handle's own, or, where the consistency
  * model shows them, other handles' live sessions on the same file (found

@@ -13,6 +13,8 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     int close_err;
     double t0 = MPI_Wtime();
 
+    ADIOI_BBFS_Sync_leave(bf);
+
     ADIOI_BBFS_Log_close(fd, bf->hints.replay == ADIOI_BBFS_REPLAY_ON_CLOSE
                          || bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC, error_code);
     ADIOI_BBFS_Remote_reset(bf);        /* a view of other handles' logs */

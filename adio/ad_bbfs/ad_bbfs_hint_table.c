@@ -10,7 +10,7 @@
 #include <string.h>
 
 static const char *const consistency_names[] = { "mpiio", "session", "commit", "posix",
-    "collective", NULL
+    "collective", "causal", NULL
 };
 static const char *const replay_names[] = { "on_close", "on_read_open", "never", "on_sync",
     NULL
@@ -32,7 +32,7 @@ const ADIOI_BBFS_Hint ADIOI_BBFS_hint_table[] = {
     {"bbfs_logdir", ADIOI_BBFS_HINT_LOGDIR, FIELD(logdir), NULL, 0, 0,
      NULL, NULL, 1},
     {"bbfs_consistency", ADIOI_BBFS_HINT_CHOICE, FIELD(consistency), consistency_names, 0, 0,
-     NULL, "mpiio", 1},
+     NULL, "causal", 1},
     {"bbfs_replay", ADIOI_BBFS_HINT_CHOICE, FIELD(replay), replay_names, 0, 0,
      NULL, "on_close", 0},
     {"bbfs_buffer_size", ADIOI_BBFS_HINT_SIZE, FIELD(buffer_size), NULL, KIB(4), GIB(1),

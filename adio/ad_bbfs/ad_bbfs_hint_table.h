@@ -23,7 +23,8 @@ enum ADIOI_BBFS_consistency {
     ADIOI_BBFS_CONSISTENCY_SESSION,
     ADIOI_BBFS_CONSISTENCY_COMMIT,
     ADIOI_BBFS_CONSISTENCY_POSIX,
-    ADIOI_BBFS_CONSISTENCY_COLLECTIVE   /* mpiio, and every collective call syncs */
+    ADIOI_BBFS_CONSISTENCY_COLLECTIVE,  /* mpiio, and every collective call syncs */
+    ADIOI_BBFS_CONSISTENCY_CAUSAL       /* mpiio, and MPI's own synchronization too */
 };
 
 /* bbfs_replay: when logs are turned into the canonical file. */

@@ -416,6 +416,7 @@ void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code)
     if (rc == LOGFS_OK && size > bf->own_end)
         bf->own_end = size;
     bf->own_unflushed = 1;
+    ADIOI_BBFS_Sync_wrote(bf);
 }
 
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code)

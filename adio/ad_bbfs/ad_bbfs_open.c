@@ -121,6 +121,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         goto fn_fail;
     }
     ADIOI_Info_set(fd->info, "bbfs_map_server", ADIOI_BBFS_Server_map(bf));
+    ADIOI_BBFS_Sync_join(bf);
     bf->times.open += MPI_Wtime() - t0;
     return;
 

@@ -78,6 +78,7 @@ void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf)
 {
     int posix = bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_POSIX;
 
+    ADIOI_BBFS_Sync_look(bf);   /* (causal: after an acquire, stamp) */
     if (!posix && last_handle != bf) {
         ADIOI_BBFS_Server_switch(bf);   /* (with a server) the others' writes first */
         /* Another handle wrote last: this process's writes through two

@@ -104,7 +104,7 @@ static int remote_needs_rebuild(ADIOI_BBFS_File * bf)
     return bf->remote_stale
         || ((c == ADIOI_BBFS_CONSISTENCY_COMMIT || c == ADIOI_BBFS_CONSISTENCY_POSIX)
             && logs_grew(bf))
-        || (c == ADIOI_BBFS_CONSISTENCY_COLLECTIVE && bf->own_unflushed);
+        || (ADIOI_BBFS_View_has_own(bf) && bf->own_unflushed);
 }
 
 /* The epochs of plan into rb's map, in order (later ones overwrite). */
@@ -254,7 +254,7 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
         bf->remote_stale = 0;   /* the open replayed every closed session */
         return MPI_SUCCESS;
     }
-    if (bf->metalogs && bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE) {
+    if (bf->metalogs && ADIOI_BBFS_View_has_own(bf)) {
         /* the view then holds this process's own writes too, in order */
         if ((rc = logfs_writer_flush(bf->writer, &le)) != LOGFS_OK)
             return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
@@ -560,6 +560,7 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     MPI_Comm_rank(fd->comm, &c.rank);
     ADIOI_Datatype_iscontig(datatype, &buf_contig);
     c.packed = buf_contig ? buf : ADIOI_Malloc(nbytes > 0 ? nbytes : 1);
+    ADIOI_BBFS_Sync_look(bf);
 
     /* (through a server: not for a read of nothing, nor again for one
      * inside the view) */

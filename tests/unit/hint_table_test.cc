@@ -172,7 +172,7 @@ TEST(HintTable, BadValuesSayWhatIsAllowedAndChangeNothing)
     struct {
         const char *key, *value, *says;
     } bad[] = {
-        {"bbfs_consistency", "strong", "mpiio|session|commit|posix|collective"},
+        {"bbfs_consistency", "strong", "mpiio|session|commit|posix|collective|causal"},
         {"bbfs_durable", "maybe", "true|false"},
         {"bbfs_buffer_size", "1", "between 4k and 1g"},
         {"bbfs_buffer_size", "12q", "bytes"},

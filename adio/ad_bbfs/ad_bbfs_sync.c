@@ -1,0 +1,106 @@
+/*
+ * MPI's own synchronization as the storage model's (bbfs_consistency
+ * causal, the default; docs/consistency.md): the handlers of MPICH's
+ * storage synchronization hooks (adio/mpich-patches/mpich-sync-hooks.patch).
+ *
+ * Release, before anything leaves a process (a send, a collective's entry):
+ * each causal handle's writes since its last release reach its logs (the
+ * datalog and the metalog's records: no fsync, no new epoch) and, where a
+ * server holds the file's map, the map.  Acquire, after a process received
+ * (a receive, a wait or test, a blocking collective's exit): its causal
+ * handles' views are stale, so the next read looks again, and the next
+ * write stamps a clock that comes after the writes released before (across
+ * nodes, after hearing the map's server).  So a write that happens before a
+ * read through MPI communication is visible to that read, and a write that
+ * MPI orders after another lands after it.
+ *
+ * Until a causal handle is open, or has written, each hook costs MPICH a
+ * load and a branch.  An acquire only counts; handles compare the count
+ * when they next read or write.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../logfs/writer.h"
+/* (MPICH's header, from the patch; Makefile.mk puts its directory last on
+ * the include path) */
+#include "mpir_sync_hooks.h"
+
+static ADIOI_BBFS_File *causal;         /* open causal handles, by next_causal */
+static unsigned long acquires;          /* acquires since the process started */
+static int releasing;                   /* (a release is under way: MPI calls it makes) */
+
+static void release(void)
+{
+    if (releasing)
+        return;
+    releasing = 1;
+    MPIR_sync_hooks.release_pending = 0;
+    for (ADIOI_BBFS_File * bf = causal; bf; bf = bf->next_causal) {
+        if (!bf->unreleased || !bf->writer)
+            continue;
+        /* A failure shows at the handle's next sync or close, which flush
+         * and attach the same writes again; this MPI call is not its. */
+        int err;
+        if (bf->srv)
+            ADIOI_BBFS_Server_attach_own(bf, &err);     /* (flushes first) */
+        else
+            logfs_writer_flush(bf->writer, NULL);
+        bf->unreleased = 0;
+    }
+    releasing = 0;
+}
+
+static void acquire(void)
+{
+    acquires++;
+}
+
+void ADIOI_BBFS_Sync_join(ADIOI_BBFS_File * bf)
+{
+    if (bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_CAUSAL)
+        return;
+    bf->seen_acquires = acquires;
+    bf->next_causal = causal;
+    causal = bf;
+    bf->in_causal = 1;
+    MPIR_sync_hooks.release = release;
+    MPIR_sync_hooks.acquire = acquire;
+    MPIR_sync_hooks.acquire_active = 1;
+}
+
+void ADIOI_BBFS_Sync_leave(ADIOI_BBFS_File * bf)
+{
+    if (!bf->in_causal)
+        return;
+    for (ADIOI_BBFS_File ** pp = &causal; *pp; pp = &(*pp)->next_causal)
+        if (*pp == bf) {
+            *pp = bf->next_causal;
+            break;
+        }
+    bf->in_causal = 0;
+    if (!causal) {
+        MPIR_sync_hooks.acquire_active = 0;
+        MPIR_sync_hooks.release_pending = 0;
+    }
+}
+
+void ADIOI_BBFS_Sync_wrote(ADIOI_BBFS_File * bf)
+{
+    if (!bf->in_causal)
+        return;
+    bf->unreleased = 1;
+    MPIR_sync_hooks.release_pending = 1;
+}
+
+void ADIOI_BBFS_Sync_look(ADIOI_BBFS_File * bf)
+{
+    if (!bf->in_causal || bf->seen_acquires == acquires)
+        return;
+    bf->seen_acquires = acquires;
+    /* others may have released since: look again before the next read */
+    bf->remote_stale = 1;
+    bf->others_live = 1;
+    /* and this process's next writes come after theirs */
+    bf->stamp_due = 1;
+    ADIOI_BBFS_Server_clock_stale(bf);
+}
