@@ -165,32 +165,24 @@ logdir_for() {
 # posix_entry DIR: DIR/<prefix> -> / so "<prefix>/abs/path" resolves in DIR.
 posix_entry() { [ -e "$1/$pname:" ] || ln -sfn / "$1/$pname:"; }
 
-# hints_for SUITE: a ROMIO hints file (ROMIO_HINTS) for the programs whose own
-# documentation says they need more than MPI-IO's consistency, on bbfs only;
-# nothing for every other suite.
-#   hdf5 t_mpi: its "1 write Many read" test reads what process 0 wrote after
-#     a barrier but without MPI_File_sync; the source says a POSIX compliant
-#     file system should not need the sync (it tries atomicity and the sync
-#     only in verbose mode): bbfs_consistency posix is that model.
+# hints_for SUITE: a ROMIO hints file (ROMIO_HINTS) for a program that needs
+# more than bbfs's default, on bbfs only; nothing for every other suite.
+# Every program whose processes order their accesses through MPI (a barrier,
+# a collective, a message) runs with default hints: causal consistency makes
+# those calls synchronization points.  What MPI cannot see needs a hint:
+#   pnetcdf nc_test: reads the file's signature with POSIX calls while the
+#     file is open through MPI-IO; bbfs_replay on_sync puts every synced
+#     write in the file.
 HINTS_DIR="$WORK/run/hints"
 mkdir -p "$HINTS_DIR"
 printf 'bbfs_consistency posix\n' > "$HINTS_DIR/posix.hints"
-printf 'bbfs_consistency collective\n' > "$HINTS_DIR/collective.hints"
 printf 'bbfs_replay on_sync\n' > "$HINTS_DIR/on_sync.hints"
 hints_for() {
     [ "${CLIENTS_HINTS:-1}" != 0 ] || return 0
     case $PREFIX in bbfs:*) ;; *) return 0 ;; esac
     [ "${CLIENTS_HINTS:-1}" != posix ] || { echo "$HINTS_DIR/posix.hints"; return 0; }
     case $1 in
-        "hdf5 t_mpi"|"hdf5 testphdf5"|"hdf5 t_shapesame"|"hdf5 t_filters_parallel"|\
-        "hdf5 t_cache_image")
-            echo "$HINTS_DIR/posix.hints" ;;
         "pnetcdf check test/nc_test") echo "$HINTS_DIR/on_sync.hints" ;;
-        "pnetcdf ptest examples/C/i_varn_int64"|"pnetcdf ptest examples/C/bput_varn_int64"|\
-        "pnetcdf ptest test/testcases/ncmpi_vars_null_stride"|\
-        "pnetcdf ptest test/testcases/alignment_test"|"pnetcdf ptest test/testcases/tst_vars_fill"|\
-        "pnetcdf ptest test/nonblocking/bput_varn")
-            echo "$HINTS_DIR/collective.hints" ;;
     esac
 }
 # timeout_for SUITE: seconds one program of SUITE may run.

@@ -55,3 +55,10 @@ noinst_PROGRAMS += %reldir%/sync-hooks
 %canon_reldir%_sync_hooks_SOURCES = %reldir%/sync-hooks.c
 %canon_reldir%_sync_hooks_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_sync_hooks_LDADD = $(MPI_LIBS)
+
+# interleave: small writes and MPI messages interleaved, reads every few
+# rounds: causal (the default) against mpiio with its syncs, posix, stock.
+noinst_PROGRAMS += %reldir%/interleave
+%canon_reldir%_interleave_SOURCES = %reldir%/interleave.c %reldir%/bench.c %reldir%/bench.h
+%canon_reldir%_interleave_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_interleave_LDADD = $(MPI_LIBS)

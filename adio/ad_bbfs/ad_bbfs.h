@@ -90,6 +90,7 @@ typedef struct ADIOI_BBFS_File {
     int in_causal;
     int unreleased;             /* written since the last release */
     unsigned long seen_acquires;        /* acquires counted when it last looked */
+    int acquired;               /* since the view: it is stale if another's log grew */
 
     /* Other processes' synced writes (ad_bbfs_read.c), rebuilt after a sync. */
     int remote_stale;

@@ -101,6 +101,11 @@ static int logs_grew(ADIOI_BBFS_File * bf)
 static int remote_needs_rebuild(ADIOI_BBFS_File * bf)
 {
     int c = bf->hints.consistency;
+    if (bf->acquired) {         /* (causal: ad_bbfs_sync.c) */
+        bf->acquired = 0;
+        if (logs_grew(bf))
+            return 1;
+    }
     return bf->remote_stale
         || ((c == ADIOI_BBFS_CONSISTENCY_COMMIT || c == ADIOI_BBFS_CONSISTENCY_POSIX)
             && logs_grew(bf))

@@ -97,9 +97,17 @@ void ADIOI_BBFS_Sync_look(ADIOI_BBFS_File * bf)
     if (!bf->in_causal || bf->seen_acquires == acquires)
         return;
     bf->seen_acquires = acquires;
-    /* others may have released since: look again before the next read */
-    bf->remote_stale = 1;
-    bf->others_live = 1;
+    /* Others may have released since: the next read looks again.  On one
+     * node (the logs in sight) only if a log grew, as posix's reads do:
+     * a release flushes before its message leaves, so a release that
+     * came before this acquire shows in its writer's metalog now.  A
+     * handle without logs looks at every live session; through a server
+     * the map answers. */
+    if (bf->srv || !bf->metalogs) {
+        bf->remote_stale = 1;
+        bf->others_live = 1;
+    } else
+        bf->acquired = 1;
     /* and this process's next writes come after theirs */
     bf->stamp_due = 1;
     ADIOI_BBFS_Server_clock_stale(bf);
