@@ -312,9 +312,10 @@ static uint64_t clock_max;      /* the largest clock told or given (shared by wo
 uint64_t bbs_serve_clock(uint64_t seen)
 {
     uint64_t now = logfs_fault_clock(), want = now > seen ? now : seen;
-    uint64_t cur = __atomic_load_n(&clock_max, __ATOMIC_RELAXED);
-    while (cur < want && !__atomic_compare_exchange_n(&clock_max, &cur, want, 1,
-                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
-    return cur > want ? cur : want;
+    uint64_t cur = __atomic_load_n(&clock_max, __ATOMIC_RELAXED), next;
+    do                          /* (on a failed exchange cur is the newer value) */
+        next = want > cur ? want : cur + 1;
+    while (!__atomic_compare_exchange_n(&clock_max, &cur, next, 1, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED));
+    return next;
 }

@@ -41,8 +41,10 @@ int bbs_serve(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
 
 /*
  * The server's clock (nanoseconds): this node's real time, but never less
- * than a clock a writer attached with (@p seen; 0: none).  Every reply
- * carries it.  A Lamport clock: a process that hears it after an MPI call
+ * than a clock a writer attached with (@p seen; 0: none), and past every
+ * clock it gave before: no two replies carry the same.  Every reply
+ * carries it (a causal writer's writes since its last acquire take the
+ * clock of the answer to the attach that releases them).  A Lamport clock: a process that hears it after an MPI call
  * that orders it after a writer's attach stamps its later writes after
  * that writer's, whatever the nodes' clocks say (docs/reliability.md).
  */

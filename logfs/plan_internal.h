@@ -13,6 +13,7 @@
 #include "extents.h"
 #include "internal.h"
 #include "planner.h"
+#include "reader.h"
 
 /* The order in which ops land (logfs_plan_key_cmp): epoch, collective-call
  * count, STAMP clock, rank.  Inline: the ops' sort compares with it. */
@@ -83,7 +84,7 @@ struct logfs_plan {
     char **warnings;
     uint64_t *sealed;  /* epochs each writer's metalog sealed */
     uint64_t *procs;   /* each writer's process (STAMP; 0: unknown) */
-    uint64_t *ops;     /* each writer's ops counted, left-out ones included */
+    struct logfs_reader_mark *marks; /* where each writer's reading stopped */
     struct logfs_plan_key key_min, key_max; /* of the ops held (one session) */
     int has_keys;
     struct epoch *epochs;

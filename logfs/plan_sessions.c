@@ -271,8 +271,8 @@ int logfs_plan_build_sessions_src(const struct logfs_metalog_src *logs, const si
         return logfs_plan_build_src(logs, counts[0], o, 0, out, err);
     if (!o)
         o = &defaults;
-    if (o->skip_ops)
-        return logfs_fail(err, LOGFS_EINVAL, 0, "leaving ops out needs a plan of one session");
+    if (o->resume)
+        return logfs_fail(err, LOGFS_EINVAL, 0, "reading on from marks needs a plan of one session");
     for (size_t i = 0; i < nsessions; i++) {
         if (counts[i] == 0 || counts[i] > INT32_MAX - total)
             return logfs_fail(err, LOGFS_EINVAL, 0, "session %zu: bad writer count %zu", i, counts[i]);

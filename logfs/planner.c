@@ -30,8 +30,6 @@ struct wepoch {
     int need_map;
     struct logfs_resize rs;
     int dirty;
-    uint64_t folded;   /* ops folded into the plan so far, left-out ones too */
-    uint64_t skip;     /* ops to leave out (logfs_plan_opts.skip_ops) */
 };
 
 int plan_grow_epochs(struct logfs_plan *p, uint64_t need)
@@ -84,8 +82,7 @@ static void note_key(struct logfs_plan *p, uint64_t e, const struct op *o)
     p->has_keys = 1;
 }
 
-/* Fold writer epoch @p w into epoch @p e of the plan (but the ops to leave
- * out) and reset it. */
+/* Fold writer epoch @p w into epoch @p e of the plan and reset it. */
 static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
 {
     struct epoch *ep;
@@ -95,11 +92,8 @@ static int fold(struct logfs_plan *p, uint64_t e, struct wepoch *w)
     if ((rc = plan_grow_epochs(p, e + 1)))
         return rc;
     ep = &p->epochs[e];
-    size_t out = w->folded >= w->skip ? 0
-               : w->skip - w->folded < w->nops ? (size_t)(w->skip - w->folded) : w->nops;
-    const struct op *in = w->ops + out;
-    size_t k = w->nops - out;
-    w->folded += w->nops;
+    const struct op *in = w->ops;
+    size_t k = w->nops;
     const struct op *first = ep->nops ? &ep->ops[0] : in;
     for (size_t i = 0; i < k && !ep->mixed; i++)
         ep->mixed = in[i].seq != first->seq || in[i].stamp != first->stamp;
@@ -168,15 +162,25 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
     int rc;
 
     memset(&w, 0, sizeof w);
-    w.skip = o->skip_ops ? o->skip_ops[rank] : 0;
+    if (o->resume && o->resume[rank].pos) {
+        const struct logfs_reader_mark *m = &o->resume[rank];
+        if ((rc = logfs_reader_resume(r, m, err)))
+            return rc;
+        epoch = m->epoch;
+        w.seq = m->order_seq;
+        w.stamp = m->stamp;
+        p->sealed[rank] = epoch;
+    }
+    logfs_reader_get_mark(r, &p->marks[rank]);
     for (;;) {
         struct logfs_error e;
         rc = logfs_reader_next(r, &rec, &e);
         if (rc == LOGFS_END) {
-            if (o->include_unsealed)
+            rc = LOGFS_OK;
+            if (o->include_unsealed) {
                 rc = fold(p, epoch, &w);
-            else
-                rc = LOGFS_OK;
+                logfs_reader_get_mark(r, &p->marks[rank]);
+            }
             break;
         }
         if (rc) {
@@ -211,6 +215,7 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
             if (!rc)
                 rc = fold(p, epoch, &w);
             p->sealed[rank] = ++epoch;
+            logfs_reader_get_mark(r, &p->marks[rank]);
             break;
         }
         if (rc) {
@@ -219,7 +224,6 @@ static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char 
             break;
         }
     }
-    p->ops[rank] = w.folded;
     free(w.ops);
     return rc;
 }
@@ -263,7 +267,7 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
     if (!p || !rd || !(p->datalogs = calloc(n, sizeof *p->datalogs)) ||
         !(p->warnings = calloc(n, sizeof *p->warnings)) ||
         !(p->sealed = calloc(n, sizeof *p->sealed)) || !(p->procs = calloc(n, sizeof *p->procs)) ||
-        !(p->ops = calloc(n, sizeof *p->ops))) {
+        !(p->marks = calloc(n, sizeof *p->marks))) {
         rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
         goto out;
     }
@@ -395,7 +399,7 @@ void logfs_plan_free(struct logfs_plan *p)
     free(p->warnings);
     free(p->sealed);
     free(p->procs);
-    free(p->ops);
+    free(p->marks);
     free(p->epochs);
     free(p);
 }
@@ -430,9 +434,12 @@ uint64_t logfs_plan_writer_epochs(const struct logfs_plan *p, uint32_t rank)
     return rank < p->nwriters ? p->sealed[rank] : 0;
 }
 
-uint64_t logfs_plan_writer_ops(const struct logfs_plan *p, uint32_t rank)
+void logfs_plan_mark(const struct logfs_plan *p, uint32_t rank, struct logfs_reader_mark *m)
 {
-    return rank < p->nwriters && p->ops ? p->ops[rank] : 0;
+    if (rank < p->nwriters && p->marks)
+        *m = p->marks[rank];
+    else
+        memset(m, 0, sizeof *m);
 }
 
 int logfs_plan_key_bounds(const struct logfs_plan *p, struct logfs_plan_key *min,

@@ -52,19 +52,20 @@ extern "C" {
 #endif
 
 struct logfs_plan;
+struct logfs_reader_mark; /* reader.h */
 
 struct logfs_plan_opts {
     int salvage;          /* nonzero: a damaged metalog contributes the epochs it
                              sealed before the damage (see logfs_plan_warning) */
     int include_unsealed; /* nonzero: also replay writes after a writer's last seal */
-    /* NULL, or by rank: leave out that writer's first skip_ops[rank] ops
-     * (blocks groups and SETSIZEs, in log order, counted as
-     * logfs_plan_writer_ops counts them).  For a reader that keeps what an
-     * earlier plan of the same logs gave and adds only what was logged
-     * since (logfs_plan_key_bounds says whether that is exact).  One
-     * session only; the logs' SETSIZEs must only grow the file (a
-     * truncating one would have to cut bytes of the ops left out). */
-    const uint64_t *skip_ops;
+    /* NULL, or by rank: read that writer's metalog on from the mark, as
+     * logfs_plan_mark gave it after an earlier plan of the same logs, so
+     * that the plan holds only what was logged after that one (for a
+     * reader that keeps the earlier plan's result: logfs_plan_key_bounds
+     * says whether putting this one over it is exact).  One session only;
+     * the logs' SETSIZEs must only grow the file (a truncating one would
+     * have to cut bytes of the ops read before). */
+    const struct logfs_reader_mark *resume;
 };
 
 /* Where an op stands in a one-session plan's order: a later key wins; ops
@@ -197,19 +198,20 @@ const char *logfs_plan_warning(const struct logfs_plan *p, uint32_t rank);
  *         of it; with salvage, those before the damage). */
 uint64_t logfs_plan_writer_epochs(const struct logfs_plan *p, uint32_t rank);
 
-/* @return the ops of writer @p rank that the plan counted, the left-out
- *         ones (logfs_plan_opts.skip_ops) included: the skip_ops of a later
- *         plan that should hold only what was logged after this one. */
-uint64_t logfs_plan_writer_ops(const struct logfs_plan *p, uint32_t rank);
+/* @param[out] m  where the plan stopped reading writer @p rank's metalog:
+ *                after its last sealed epoch, or with include_unsealed
+ *                after its last record (the resume of a later plan that
+ *                should hold only what was logged after this one).
+ *                A mark of pos 0 for a writer the plan did not read. */
+void logfs_plan_mark(const struct logfs_plan *p, uint32_t rank, struct logfs_reader_mark *m);
 
 /*
- * The smallest and largest key of the ops a one-session plan holds (not
- * those it left out).  A reader that applied an earlier plan P of the same
- * logs and then applies this one, planned with skip_ops from P, holds
+ * The smallest and largest key of the ops a one-session plan holds.  A reader that applied an earlier plan P of the same
+ * logs and then applies this one, resumed from P's marks, holds
  * exactly what one plan of everything gives when this plan's min is at
  * least P's max (or than the largest max of all the plans applied so far):
  * every new op then wins over every op applied before (given SETSIZEs that
- * only grow the file, as for skip_ops).
+ * only grow the file, as for resume).
  * @return 1 with the bounds set, 0 if the plan holds no op
  */
 int logfs_plan_key_bounds(const struct logfs_plan *p, struct logfs_plan_key *min,

@@ -21,6 +21,9 @@
 #include "seal.h"
 
 #define WINDOW ((size_t)1 << 20)
+/* The first read: the header, and all of a small log.  A reader that goes
+ * on from a mark (logfs_reader_resume) reads little of what it skips. */
+#define FIRST_WINDOW ((size_t)4 << 10)
 
 struct logfs_reader {
     int fd;                 /* -1 for memory sources */
@@ -56,7 +59,8 @@ static int fetch(struct logfs_reader *r, uint64_t off, size_t n, const uint8_t *
         *p = r->win + (off - r->win_off);
         return LOGFS_OK;
     }
-    size_t want = n > WINDOW ? n : WINDOW;
+    size_t window = r->win_cap ? WINDOW : FIRST_WINDOW;
+    size_t want = n > window ? n : window;
     if (want > r->size - off)
         want = (size_t)(r->size - off);
     if (want > r->win_cap) {
@@ -454,6 +458,35 @@ uint64_t logfs_reader_size(const struct logfs_reader *r)
 uint64_t logfs_reader_sealed_length(const struct logfs_reader *r)
 {
     return r->sealed;
+}
+
+void logfs_reader_get_mark(const struct logfs_reader *r, struct logfs_reader_mark *m)
+{
+    m->pos = r->pos;
+    m->epoch = r->epoch;
+    m->order_seq = r->order_seq;
+    m->stamp = r->stamp;
+    m->dlog_end = r->dlog_end;
+    m->closed = r->closed;
+}
+
+int logfs_reader_resume(struct logfs_reader *r, const struct logfs_reader_mark *m,
+                        struct logfs_error *err)
+{
+    if (m->pos == 0)
+        return LOGFS_OK;
+    if (r->status || m->pos < r->pos || m->pos > r->size)
+        return logfs_fail(err, LOGFS_EINVAL, 0, "metalog %s: cannot go on from offset %llu "
+                          "(%llu bytes long, header ends at %llu)%s", r->path,
+                          (unsigned long long)m->pos, (unsigned long long)r->size,
+                          (unsigned long long)r->pos, m->pos > r->size ? ": the log shrank" : "");
+    r->pos = m->pos;
+    r->epoch = m->epoch;
+    r->order_seq = m->order_seq;
+    r->stamp = m->stamp;
+    r->dlog_end = m->dlog_end;
+    r->closed = m->closed;
+    return LOGFS_OK;
 }
 
 int logfs_reader_seal(const struct logfs_reader *r, struct logfs_seal *out)

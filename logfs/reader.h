@@ -138,6 +138,33 @@ uint64_t logfs_reader_sealed_length(const struct logfs_reader *r);
  *         FOREIGN (a valid seal of another log, ignored) */
 int logfs_reader_seal(const struct logfs_reader *r, struct logfs_seal *out);
 
+/* ---- reading on where an earlier reader stopped ------------------------- */
+
+/* A reader's place between two records, with what the records before it
+ * left behind (the open epoch, the last ORDER and STAMP, the end of the
+ * data they cover): a later reader of the same metalog, grown since, goes
+ * on from there instead of reading those records again, as a view of live
+ * logs that looks again after every synchronization does. */
+struct logfs_reader_mark {
+    uint64_t pos;       /* 0: no mark (read from the start) */
+    uint64_t epoch, order_seq, stamp, dlog_end;
+    int closed;
+};
+
+/* @param[out] m  where @p r stands: just past the last record next() gave */
+void logfs_reader_get_mark(const struct logfs_reader *r, struct logfs_reader_mark *m);
+
+/*
+ * Go on from @p m, a mark taken on a reader of this same metalog (the
+ * caller knows it is the same: same path within one session of the file).
+ * A mark with pos 0 changes nothing.
+ * @return LOGFS_OK; LOGFS_EINVAL when the mark lies before the end of the
+ *         header or past the end of the file (the log shrank since), or the
+ *         reader has already stopped
+ */
+int logfs_reader_resume(struct logfs_reader *r, const struct logfs_reader_mark *m,
+                        struct logfs_error *err);
+
 /* ---- datalogs, read back at replay time ---------------------------------- */
 
 struct logfs_datalog_reader;

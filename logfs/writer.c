@@ -44,6 +44,13 @@ struct logfs_writer {
     uint64_t stamp;         /* the last clock given (logfs_writer_stamp) */
     uint64_t stamp_logged;  /* the clock of the last STAMP record queued */
     uint64_t process;       /* written in every STAMP (opts.process) */
+    /* a stamp whose clock comes later (logfs_writer_stamp_later): pending
+     * until filled; its record, once queued, at mbuf[slot] */
+    int later;
+    logfs_clock_fn later_fn;
+    void *later_arg;
+    int slot_queued;
+    size_t slot;
 
     int sfd;             /* the seal file */
     char *spath;
@@ -99,12 +106,46 @@ static int queue_record(struct logfs_writer *w, int type, const uint8_t *a, size
     return LOGFS_OK;
 }
 
+/* A STAMP record's payload: the clock as a varint of fixed width (ten
+ * bytes, which any clock fits), so that a pending stamp's record can be
+ * written again in place with its clock; then the process. */
+static size_t stamp_payload(const struct logfs_writer *w, uint8_t *s, uint64_t clock, int fixed)
+{
+    size_t n = 0;
+    if (fixed) {
+        for (int i = 0; i < 9; i++)
+            s[n++] = (uint8_t)(((clock >> (7 * i)) & 0x7f) | 0x80);
+        s[n++] = (uint8_t)(clock >> 63);
+    } else
+        n = logfs_put_varint(s, clock);
+    if (w->process)
+        n += logfs_put_varint(s + n, w->process);
+    return n;
+}
+
+static void fill_later(struct logfs_writer *w, uint64_t clock)
+{
+    if (clock < w->stamp)
+        clock = w->stamp;
+    if (w->slot_queued) {
+        uint8_t s[20];
+        size_t n = stamp_payload(w, s, clock, 1);
+        logfs_frame_put(w->mbuf + w->slot, LOGFS_REC_STAMP, s, n, NULL, 0);
+    }
+    w->stamp = clock;
+    if (w->slot_queued)         /* (else the next write's STAMP says it) */
+        w->stamp_logged = clock;
+    w->later = w->slot_queued = 0;
+}
+
 /* Data first, then the records that point at it. */
 static int flush_meta(struct logfs_writer *w, struct logfs_error *err)
 {
     int rc = logfs_datalog_flush(&w->dl, err);
     if (rc || w->mfill == 0)
         return rc;
+    if (w->slot_queued)
+        fill_later(w, w->later_fn(w->later_arg));
     if (w->max_meta && w->mflushed + w->mfill > w->max_meta)
         return logfs_fail(err, LOGFS_ENOSPC, ENOSPC, "metalog %s would exceed its limit of %llu bytes",
                           w->mpath, (unsigned long long)w->max_meta);
@@ -258,14 +299,16 @@ static int marks_before_record(struct logfs_writer *w, struct logfs_error *err)
 {
     uint8_t p[10];
     int rc;
-    if (w->stamp != w->stamp_logged) {
+    if (w->stamp != w->stamp_logged || (w->later && !w->slot_queued)) {
         uint8_t s[20];
-        size_t n = logfs_put_varint(s, w->stamp);
-        if (w->process)
-            n += logfs_put_varint(s + n, w->process);
+        size_t n = stamp_payload(w, s, w->stamp, w->later), at = w->mfill;
         if ((rc = queue_record(w, LOGFS_REC_STAMP, s, n, NULL, 0, err)))
             return rc;
         w->stamp_logged = w->stamp;
+        if (w->later) {
+            w->slot_queued = 1;
+            w->slot = at;
+        }
     }
     if (w->order_seq == w->order_logged)
         return LOGFS_OK;
@@ -594,13 +637,54 @@ int logfs_writer_stamp(struct logfs_writer *w, uint64_t clock, struct logfs_erro
     if (clock < w->stamp)
         return logfs_fail(err, LOGFS_EINVAL, 0, "clock going backwards (%llu after %llu)",
                           (unsigned long long)clock, (unsigned long long)w->stamp);
-    if (clock != w->stamp) {
+    if (clock != w->stamp || w->later) {
         int rc = settle(w, err);
         if (rc)
             return rc;
     }
+    if (w->later)       /* (a clock for now is one for the writes before) */
+        fill_later(w, clock);
     w->stamp = clock;
     return LOGFS_OK;
+}
+
+int logfs_writer_stamp_later(struct logfs_writer *w, logfs_clock_fn clock_fn, void *arg,
+                             struct logfs_error *err)
+{
+    if (w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "stamp inside a write call");
+    if (w->later)
+        return LOGFS_OK;
+    int rc = settle(w, err);    /* (the records before keep the last clock) */
+    if (rc)
+        return rc;
+    w->later = 1;
+    w->later_fn = clock_fn;
+    w->later_arg = arg;
+    return LOGFS_OK;
+}
+
+int logfs_writer_stamp_pending(const struct logfs_writer *w)
+{
+    return w->later;
+}
+
+int logfs_writer_stamp_fill(struct logfs_writer *w, uint64_t clock, struct logfs_error *err)
+{
+    if (w->in_call)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "stamp inside a write call");
+    if (!w->later)
+        return LOGFS_OK;
+    int rc = settle(w, err);    /* (their records take the clock too) */
+    if (rc)
+        return rc;
+    fill_later(w, clock);
+    return LOGFS_OK;
+}
+
+int logfs_writer_flush_data(struct logfs_writer *w, struct logfs_error *err)
+{
+    return logfs_datalog_flush(&w->dl, err);
 }
 
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err)

@@ -156,8 +156,40 @@ int logfs_writer_order(struct logfs_writer *w, uint64_t seq, struct logfs_error 
  */
 int logfs_writer_stamp(struct logfs_writer *w, uint64_t clock, struct logfs_error *err);
 
+/* Where a stamp whose clock is known only later gets it (below). */
+typedef uint64_t (*logfs_clock_fn)(void *arg);
+
+/*
+ * As logfs_writer_stamp, with a clock learnt later: the writes that follow
+ * get a STAMP record whose clock logfs_writer_stamp_fill gives before the
+ * record reaches the metalog file.  (A reader across nodes learns the clock
+ * from the server's answer to the attach that makes those writes visible:
+ * one round trip instead of a clock's and the attach's.)  Whatever writes
+ * the records out first (a full queue, a sync, a flush, the close) asks
+ * @p clock_fn then; so does a logfs_writer_stamp.  One at a time: a second
+ * call while one is pending changes nothing.  Costs nothing until the
+ * next write or set_size.
+ * @return LOGFS_OK, LOGFS_ESTATE (inside a write call)
+ */
+int logfs_writer_stamp_later(struct logfs_writer *w, logfs_clock_fn clock_fn, void *arg,
+                             struct logfs_error *err);
+
+/* @return nonzero while a stamp_later waits for its clock */
+int logfs_writer_stamp_pending(const struct logfs_writer *w);
+
+/*
+ * Give the pending stamp (if any) @p clock, or the last clock given if that
+ * is later: the writes since logfs_writer_stamp_later were made after it.
+ * @return LOGFS_OK, LOGFS_ESTATE (inside a write call)
+ */
+int logfs_writer_stamp_fill(struct logfs_writer *w, uint64_t clock, struct logfs_error *err);
+
 /* Make all queued records reach the metalog file (no epoch change, no fdatasync). */
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err);
+
+/* Make the data written so far reach the datalog file, not yet the records
+ * that describe it (a pending stamp's records wait for their clock). */
+int logfs_writer_flush_data(struct logfs_writer *w, struct logfs_error *err);
 
 /*
  * Write the CLOSE record (which closes the open epoch), flush, seal, and free

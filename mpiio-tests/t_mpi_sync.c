@@ -4,8 +4,11 @@
  *
  *   barrier, allreduce, bcast (from the writer), gather (to the reader),
  *   send/recv, isend/irecv + wait, sendrecv, ibarrier + wait, a chain of
- *   messages (0 -> 1 -> 2; 2 reads 0's write), and a barrier on a
- *   sub-communicator of the writer and the reader only.
+ *   messages (0 -> 1 -> 2; 2 reads 0's write), a barrier on a
+ *   sub-communicator of the writer and the reader only, making a
+ *   communicator (MPI_Comm_split, MPI_Comm_dup), and one-sided calls: a
+ *   flag put into the reader's window between two fences, and one put
+ *   under a lock, which the reader watches under locks of its own.
  *
  * The writer is rank 0, the reader the last rank (the chain's, rank 2).
  * Each kind writes its own tile of a noncontiguous file view (16-byte
@@ -27,17 +30,40 @@
 #define TILE (BLOCKS * BLEN)            /* bytes of data in one tile */
 
 enum kind { BARRIER, ALLREDUCE, BCAST, GATHER, SENDRECV_PAIR, ISEND_IRECV, SENDRECV,
-    IBARRIER, CHAIN, SUBCOMM, NKINDS };
+    IBARRIER, CHAIN, SUBCOMM, COMM_SPLIT, COMM_DUP, WIN_FENCE, WIN_PUT_FLAG, NKINDS };
 static const char *const kind_names[] = { "MPI_Barrier", "MPI_Allreduce", "MPI_Bcast",
     "MPI_Gather", "MPI_Send/MPI_Recv", "MPI_Isend/MPI_Irecv + MPI_Wait", "MPI_Sendrecv",
-    "MPI_Ibarrier + MPI_Wait", "a chain of messages 0 -> 1 -> 2", "a sub-communicator's barrier"
+    "MPI_Ibarrier + MPI_Wait", "a chain of messages 0 -> 1 -> 2", "a sub-communicator's barrier",
+    "MPI_Comm_split", "MPI_Comm_dup", "MPI_Win_fence",
+    "MPI_Put of a flag under MPI_Win_lock, watched under the reader's locks"
 };
 
 static int writer, reader, stale_expected, stale_seen;
+static MPI_Win win;                     /* one int per process: a flag */
+static int *flag;
+
+/* The writer puts k into the reader's flag; the reader looks at its own
+ * flag under locks (each lock and unlock lets the put progress) until it
+ * is there.  Passive target: the reader makes no call the writer waits
+ * for. */
+static void put_flag(int k)
+{
+    if (tl_rank == writer) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, reader, 0, win);
+        MPI_Put(&k, 1, MPI_INT, reader, 0, 1, MPI_INT, win);
+        MPI_Win_unlock(reader, win);
+    } else if (tl_rank == reader) {
+        for (int seen = 0; seen != k;) {
+            MPI_Win_lock(MPI_LOCK_SHARED, reader, 0, win);
+            seen = *(volatile int *) flag;
+            MPI_Win_unlock(reader, win);
+        }
+    }
+}
 
 /* The MPI call of kind k that orders the writer's write before the
  * reader's read (every process calls it; only some take part). */
-static void order(enum kind k, MPI_Comm pair)
+static void order(int k, MPI_Comm pair)
 {
     int v = tl_rank, sum, *all = malloc(sizeof(int) * (size_t) tl_nprocs);
     MPI_Request rq;
@@ -93,6 +119,26 @@ static void order(enum kind k, MPI_Comm pair)
         if (pair != MPI_COMM_NULL)
             MPI_Barrier(pair);
         break;
+    case COMM_SPLIT:
+    case COMM_DUP:{
+            MPI_Comm made;
+            if (k == COMM_SPLIT)
+                MPI_Comm_split(MPI_COMM_WORLD, tl_rank % 2, tl_rank, &made);
+            else
+                MPI_Comm_dup(MPI_COMM_WORLD, &made);
+            MPI_Comm_free(&made);
+            break;
+        }
+    case WIN_FENCE:            /* (the epoch opened before the write) */
+        if (tl_rank == writer)
+            MPI_Put(&k, 1, MPI_INT, reader, 0, 1, MPI_INT, win);
+        MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
+        TL_CHECK(tl_rank != reader || *flag == k, "%s: the put did not arrive (flag %d, not %d)",
+                 kind_names[k], *flag, k);
+        break;
+    case WIN_PUT_FLAG:
+        put_flag(k);
+        break;
     default:
         break;
     }
@@ -126,6 +172,9 @@ int main(int argc, char **argv)
     }
     tl_sync_barrier_sync(fh);
     TL_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, tile, "native", MPI_INFO_NULL));
+    MPI_Alloc_mem(sizeof(int), MPI_INFO_NULL, &flag);
+    *flag = 0;
+    MPI_Win_create(flag, sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
     for (int k = 0; k < NKINDS; k++) {
         if (k == CHAIN && tl_nprocs < 3)
             continue;
@@ -133,11 +182,13 @@ int main(int argc, char **argv)
         int in_pair = tl_rank == writer || tl_rank == reader;
         MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, tl_rank, &pair);
         MPI_Offset at = (MPI_Offset) k * TILE;       /* (in the view: tile k) */
+        if (k == WIN_FENCE)
+            MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
         if (tl_rank == writer) {
             tl_fill(buf, TILE, at, k + 1);
             TL_MPI(MPI_File_write_at(fh, at, buf, TILE, MPI_BYTE, MPI_STATUS_IGNORE));
         }
-        order((enum kind) k, pair);
+        order(k, pair);
         if (tl_rank == reader) {
             memset(got, 0, TILE);
             TL_MPI(MPI_File_read_at(fh, at, got, TILE, MPI_BYTE, MPI_STATUS_IGNORE));
@@ -160,6 +211,8 @@ int main(int argc, char **argv)
     if (tl_rank == 0 && stale_expected)
         printf("under mpiio, %d of %d orderings by MPI alone read stale data, as expected\n",
                stale_all, tl_nprocs >= 3 ? NKINDS : NKINDS - 1);
+    MPI_Win_free(&win);
+    MPI_Free_mem(flag);
     TL_MPI(MPI_File_close(&fh));
     MPI_Type_free(&tile);
     free(buf);

@@ -1,7 +1,9 @@
 /*
  * interleave — writes and MPI messages interleaved, as a simulation does:
- * ROUNDS rounds, each process writing a small piece of its own (ELMT bytes,
- * interleaved with the others' in the file), then one 8-byte MPI_Allreduce
+ * ROUNDS rounds, each process writing WRITES small pieces of its own (ELMT
+ * bytes each, interleaved with the others' in the file; one by default,
+ * more for a step that writes several variables or cells between two
+ * messages), then one 8-byte MPI_Allreduce
  * (or, -exchange neighbour, an MPI_Sendrecv with each neighbour); every
  * READ_EVERY rounds each process reads the next process's latest piece and
  * checks it, so a mode that shows stale data fails.
@@ -9,7 +11,8 @@
  *   causal   bbfs: default hints: the allreduce is the synchronization
  *   mpiio    bbfs_consistency mpiio, with the syncs it needs to be right:
  *            sync, allreduce, sync before each read round
- *   posix    bbfs_consistency posix: every write flushed, every read looks
+ *   posix    bbfs_consistency posix: every write flushed (and, across
+ *            nodes, put in the map), every read looks
  *   ufs      stock ROMIO, with mpiio's syncs
  *
  * Modes alternate, REPEATS times each, after a warm-up; the table gives the
@@ -17,7 +20,7 @@
  * each mode against causal.
  *
  * usage: mpiexec -n 4 interleave [-dir DIR] [-elmtsize B] [-rounds N]
- *                                [-read-every K] [-repeats R]
+ *                                [-writes W] [-read-every K] [-repeats R]
  *                                [-exchange allreduce|neighbour]
  *                                [-modes causal,mpiio,posix,ufs]
  */
@@ -63,8 +66,8 @@ static void exchange(int neighbour)
 }
 
 /* One run: the slowest process's seconds, or -1 on a wrong byte. */
-static double run(const struct mode *m, const char *dir, int elmt, int rounds, int every,
-                  int neighbour, unsigned char *buf)
+static double run(const struct mode *m, const char *dir, int elmt, int rounds, int writes,
+                  int every, int neighbour, unsigned char *buf)
 {
     char name[4200];
     MPI_Info info;
@@ -81,11 +84,13 @@ static double run(const struct mode *m, const char *dir, int elmt, int rounds, i
     bench_check(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
                 "interleave", "open");
     for (int r = 0; r < rounds; r++) {
-        MPI_Offset at = ((MPI_Offset) r * nprocs + rank) * elmt;
-        for (int b = 0; b < elmt; b++)
-            buf[b] = pattern(at + b, r);
-        bench_check(MPI_File_write_at(fh, at, buf, elmt, MPI_BYTE, MPI_STATUS_IGNORE),
-                    "interleave", "write");
+        for (int w = 0; w < writes; w++) {
+            MPI_Offset at = (((MPI_Offset) r * writes + w) * nprocs + rank) * elmt;
+            for (int b = 0; b < elmt; b++)
+                buf[b] = pattern(at + b, r);
+            bench_check(MPI_File_write_at(fh, at, buf, elmt, MPI_BYTE, MPI_STATUS_IGNORE),
+                        "interleave", "write");
+        }
         int reads = (r + 1) % every == 0;
         if (reads && m->sync)
             bench_check(MPI_File_sync(fh), "interleave", "sync");
@@ -94,7 +99,7 @@ static double run(const struct mode *m, const char *dir, int elmt, int rounds, i
             continue;
         if (m->sync)
             bench_check(MPI_File_sync(fh), "interleave", "sync");
-        MPI_Offset theirs = ((MPI_Offset) r * nprocs + next) * elmt;
+        MPI_Offset theirs = (((MPI_Offset) r * writes + writes - 1) * nprocs + next) * elmt;
         memset(buf, 0, (size_t) elmt);
         bench_check(MPI_File_read_at(fh, theirs, buf, elmt, MPI_BYTE, MPI_STATUS_IGNORE),
                     "interleave", "read");
@@ -112,7 +117,7 @@ static double run(const struct mode *m, const char *dir, int elmt, int rounds, i
 int main(int argc, char **argv)
 {
     const char *dir = "/tmp", *modes_s = NULL, *ex = "allreduce";
-    int elmt = 64, rounds = 2000, every = 10, repeats = 5;
+    int elmt = 64, rounds = 2000, writes = 1, every = 10, repeats = 5;
     const char *const names[NMODES] = { "causal", "mpiio", "posix", "ufs" };
     int chosen[NMODES];
 
@@ -126,6 +131,8 @@ int main(int argc, char **argv)
             elmt = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-rounds"))
             rounds = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-writes"))
+            writes = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-read-every"))
             every = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-repeats"))
@@ -136,12 +143,12 @@ int main(int argc, char **argv)
             modes_s = argv[i + 1];
     }
     int neighbour = !strcmp(ex, "neighbour");
-    if (elmt < 1 || rounds < 1 || every < 1 || repeats < 1 || nprocs < 2
+    if (elmt < 1 || rounds < 1 || writes < 1 || every < 1 || repeats < 1 || nprocs < 2
         || (!neighbour && strcmp(ex, "allreduce"))
         || bench_choose(modes_s, names, NMODES, chosen) < 1) {
         if (rank == 0)
             fprintf(stderr, "usage: mpiexec -n 4 interleave [-dir DIR] [-elmtsize B] "
-                    "[-rounds N] [-read-every K] [-repeats R] [-exchange allreduce|neighbour] "
+                    "[-rounds N] [-writes W] [-read-every K] [-repeats R] [-exchange allreduce|neighbour] "
                     "[-modes causal,mpiio,posix,ufs]\n");
         MPI_Finalize();
         return 2;
@@ -151,16 +158,17 @@ int main(int argc, char **argv)
     bench_warm(dir, 64, MPI_COMM_WORLD);
     for (int m = 0; m < NMODES; m++)       /* warm-up: one short run of each */
         if (chosen[m])
-            run(&modes[m], dir, elmt, rounds / 10 + 1, every, neighbour, buf);
+            run(&modes[m], dir, elmt, rounds / 10 + 1, writes, every, neighbour, buf);
     for (int r = 0; r < repeats; r++)
         for (int m = 0; m < NMODES; m++)
             if (chosen[m])
-                t[m * repeats + r] = run(&modes[m], dir, elmt, rounds, every, neighbour, buf);
+                t[m * repeats + r] = run(&modes[m], dir, elmt, rounds, writes, every, neighbour,
+                                         buf);
     if (rank == 0) {
         struct bench_stat base = bench_stat(t, repeats);
-        printf("interleave: %d processes on %d node(s), %d rounds of a %d-byte write and an "
-               "%s, reads every %d rounds; %d repeats\n", nprocs, bench_nodes(MPI_COMM_WORLD),
-               rounds, elmt, neighbour ? "exchange with both neighbours" : "8-byte allreduce",
+        printf("interleave: %d processes on %d node(s), %d rounds of %d %d-byte write(s) and "
+               "an %s, reads every %d rounds; %d repeats\n", nprocs, bench_nodes(MPI_COMM_WORLD),
+               rounds, writes, elmt, neighbour ? "exchange with both neighbours" : "8-byte allreduce",
                every, repeats);
         printf("%-8s %-28s %s\n", "mode", "seconds, median (min-max)", "against causal");
         for (int m = 0; m < NMODES; m++) {

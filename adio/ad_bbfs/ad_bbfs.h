@@ -49,6 +49,7 @@ typedef struct ADIOI_BBFS_Times {
     long long wants, moved;     /* datalog ranges asked of, and bytes sent to, others */
     long long read_direct;      /* datalog bytes a process read itself for its domain */
     long long view_builds, view_pieces; /* views of synced writes built; pieces put in */
+    long long view_restarts;    /* views built again from scratch: a write older than the last view's */
     long long log_reads, log_read_pieces;       /* reads' datalog calls; pieces they held */
 } ADIOI_BBFS_Times;
 
@@ -85,6 +86,8 @@ typedef struct ADIOI_BBFS_File {
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */
     int stamp_due;              /* the next write starts with a STAMP (ad_bbfs_order.c) */
+    int stamp_later;            /* and only for a causal acquire: its clock may come with
+                                   the release's attach (ad_bbfs_sync.c) */
     /* causal consistency (ad_bbfs_sync.c) */
     struct ADIOI_BBFS_File *next_causal;        /* in the list of open causal handles */
     int in_causal;
@@ -98,7 +101,7 @@ typedef struct ADIOI_BBFS_File {
     ADIO_Offset remote_end;
     int remote_solo;            /* remote holds this session only: later ops extend it */
     uint64_t view_lo, view_hi;  /* with a server: the file bytes remote holds */
-    uint64_t *view_ops;         /* by writer: its ops that remote holds (remote_solo) */
+    struct logfs_reader_mark *view_marks;       /* by writer: where remote stopped reading its metalog (remote_solo) */
     struct logfs_plan_key view_last;    /* the latest of them (when view_keyed) */
     int view_keyed;
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */

@@ -379,6 +379,7 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
          * (stamped at the first write, after the clock heard the map's
          * server, whose clock is past every attached write's) */
         bf->stamp_due = 1;
+        bf->stamp_later = 0;
         ADIOI_BBFS_Server_clock_stale(bf);
     }
     /* With a server, this epoch's writes become visible to others: attach

@@ -71,6 +71,14 @@ void ADIOI_BBFS_Collective_begin(ADIO_File fd)
     bf->others_live = 1;
 }
 
+/* The clock for a stamp that could not wait for the release's attach (the
+ * log's queue filled, or a sync came first): the map's server heard now. */
+static uint64_t heard_clock(void *arg)
+{
+    ADIOI_BBFS_Server_clock_hear(arg);
+    return ADIOI_BBFS_Clock();
+}
+
 /* The handle of this process that logged last (compared, never used). */
 static const ADIOI_BBFS_File *last_handle;
 
@@ -87,10 +95,16 @@ void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf)
          * collective handle, the data through its MPI_COMM_SELF one).  Any
          * switch stamps, so that A, then another file, then B still does. */
         bf->stamp_due = 1;
+        bf->stamp_later = 0;
     }
     last_handle = bf;
     if (!posix && !bf->stamp_due)
         return;
+    if (!posix && bf->stamp_later) {    /* (causal, through a server) */
+        logfs_writer_stamp_later(bf->writer, heard_clock, bf, NULL);
+        bf->stamp_due = bf->stamp_later = 0;
+        return;
+    }
     if (posix)
         /* Every write in time order, as a POSIX file system keeps them:
          * HDF5 writes the same bytes from two processes with only a

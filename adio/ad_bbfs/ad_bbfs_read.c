@@ -34,6 +34,7 @@
 #include "../../logfs/manifest.h"
 #include "../../logfs/planner.h"
 #include "../../logfs/rangemap.h"
+#include "../../logfs/reader.h"
 #include "../../logfs/writer.h"
 
 #include <stdio.h>
@@ -42,7 +43,7 @@
 
 void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
 {
-    /* (view_sizes and view_ops stay: build_remote refills them, close
+    /* (view_sizes and view_marks stay: build_remote refills them, close
      * frees them) */
     logfs_rangemap_destroy(bf->remote);
     bf->remote = NULL;
@@ -163,7 +164,7 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po_
         return LOGFS_EIO;
     bf->others_live = n;
     if (n > 0 || !own)
-        po_all.skip_ops = NULL; /* (the caller sees others_live) */
+        po_all.resume = NULL;   /* (the caller sees others_live) */
     for (int i = 0; i < n; i++)
         nw += (int) ms[i].nwriters;
     nw += own ? bf->nwriters : 0;
@@ -209,15 +210,18 @@ static int extends_view(const ADIOI_BBFS_File * bf, const struct logfs_plan *pla
     return logfs_plan_key_cmp(&first, &bf->view_last) >= 0;
 }
 
-/* After a view of this handle's session alone: what it holds, so that the
- * next one plans only the ops logged since. */
-static void note_view_ops(ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
+/* After a view of this handle's session alone: where it stopped reading
+ * each metalog, so that the next one reads (and plans) only what was
+ * logged since: a program that reads after every synchronization would
+ * otherwise read its logs whole each time, a quadratic sum. */
+static void note_view_marks(ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
 {
     struct logfs_plan_key first, last;
-    if (!bf->view_ops)
-        bf->view_ops = ADIOI_Malloc(sizeof(uint64_t) * bf->nwriters);
-    for (int r = 0; r < bf->nwriters; r++)
-        bf->view_ops[r] = plan ? logfs_plan_writer_ops(plan, (uint32_t) r) : 0;
+    if (!bf->view_marks)
+        bf->view_marks = ADIOI_Malloc(sizeof(*bf->view_marks) * bf->nwriters);
+    memset(bf->view_marks, 0, sizeof(*bf->view_marks) * bf->nwriters);
+    for (int r = 0; plan && r < bf->nwriters; r++)
+        logfs_plan_mark(plan, (uint32_t) r, &bf->view_marks[r]);
     if (plan && logfs_plan_key_bounds(plan, &first, &last)) {
         bf->view_last = last;   /* (not before the last view's: extends_view) */
         bf->view_keyed = 1;
@@ -230,7 +234,7 @@ static void note_view_ops(ADIOI_BBFS_File * bf, const struct logfs_plan *plan)
  * this handle's session is the only one, a new view extends the last one
  * by the ops logged since, put over it (when they all come after what it
  * holds: extends_view): each sync, or under collective and posix each
- * collective call, then costs the pieces written since, not all pieces so
+ * collective call, then costs the records logged since, not all so
  * far (a program that writes and reads back at every step would otherwise
  * pay a quadratic sum).  Through a server, the view holds file bytes
  * [lo, hi) only (see ADIOI_BBFS_Log_read). */
@@ -241,7 +245,7 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
     struct logfs_error le;
     struct remote_build rb = { NULL, 0, 0, LOGFS_OK };
     int rc = LOGFS_OK, err = MPI_SUCCESS;
-    int extend = bf->remote && bf->remote_solo && own_in_view(bf) && bf->view_ops;
+    int extend = bf->remote && bf->remote_solo && own_in_view(bf) && bf->view_marks;
 
     struct logfs_plan_opts po = { 0, ADIOI_BBFS_View_unsealed(bf), NULL };
 
@@ -279,7 +283,7 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
         return err;
     }
     for (int tries = 0; tries < 3; tries++) {
-        po.skip_ops = extend ? bf->view_ops : NULL;
+        po.resume = extend ? bf->view_marks : NULL;
         rc = plan_sessions(bf, &po, &plan, &le, &err);
         if (err != MPI_SUCCESS) {
             ADIOI_BBFS_Remote_reset(bf);
@@ -294,6 +298,7 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
             logfs_plan_free(plan);
             plan = NULL;
             ADIOI_BBFS_Datalogs_free(&bf->datalogs);
+            bf->times.view_restarts++;
             tries--;
             continue;
         }
@@ -316,7 +321,7 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
     bf->times.view_builds++;
     bf->times.view_pieces += rb.pieces;
     if (rc == LOGFS_OK && !bf->others_live && own_in_view(bf))
-        note_view_ops(bf, plan);
+        note_view_marks(bf, plan);
     logfs_plan_free(plan);
     if (rc != LOGFS_OK) {
         logfs_rangemap_destroy(rb.map);

@@ -483,15 +483,19 @@ static void attach(ADIOI_BBFS_File * bf, int *error_code)
     w.rank = (uint32_t) s->rank;
     w.node = s->node_addr;
     w.datalog = logfs_writer_datalog_path(bf->writer);
-    /* the bytes must be in the datalog before anyone reads them */
+    /* the bytes must be in the datalog before anyone reads them (and the
+     * records of a stamp that waits for this attach's clock after it) */
     struct logfs_error le;
-    int rc = logfs_writer_flush(bf->writer, &le);
+    int later = logfs_writer_stamp_pending(bf->writer);
+    int rc = later ? logfs_writer_flush_data(bf->writer, &le)
+        : logfs_writer_flush(bf->writer, &le);
     if (rc != LOGFS_OK) {
         *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
         return;
     }
     /* batches within the server's limits, in order */
     size_t at = 0;
+    uint64_t heard = 0;
     do {                        /* (once with no notes: a grow alone) */
         size_t n = 0;
         uint64_t pieces = 0;
@@ -517,12 +521,26 @@ static void attach(ADIOI_BBFS_File * bf, int *error_code)
             *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, msg);
             return;             /* the notes stay: the next sync point tries again */
         }
+        if (!heard)
+            heard = r.clock;
         at += n;
     } while (at < s->nnotes);
     s->nnotes = 0;
     s->grown = 0;
     s->notes_pieces = 0;
     set_dirty(s, 0);
+    if (!later)
+        return;
+    /* The server's clock at the first batch: after every write attached
+     * before, and before every one attached after (no two answers share a
+     * clock, bbserver/serve.h): the stamp of the writes since the acquire.
+     * (Without one, the flush asks the server again.) */
+    if (heard)
+        rc = logfs_writer_stamp_fill(bf->writer, heard, &le);
+    if (rc == LOGFS_OK)
+        rc = logfs_writer_flush(bf->writer, &le);
+    if (rc != LOGFS_OK)         /* (attached; the records go at the next flush) */
+        *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
 }
 
 /* --- query and the view ------------------------------------------------------ */

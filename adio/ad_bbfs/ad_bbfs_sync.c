@@ -108,7 +108,13 @@ void ADIOI_BBFS_Sync_look(ADIOI_BBFS_File * bf)
         bf->others_live = 1;
     } else
         bf->acquired = 1;
-    /* and this process's next writes come after theirs */
+    /* and this process's next writes come after theirs: through a server,
+     * stamped with the clock of the answer to the attach that releases
+     * them (which comes after every write attached before, and before
+     * every write attached after), not with one more round trip for the
+     * clock at the first write (ad_bbfs_order.c) */
+    if (!bf->stamp_due && bf->srv)
+        bf->stamp_later = 1;
     bf->stamp_due = 1;
     ADIOI_BBFS_Server_clock_stale(bf);
 }

@@ -26,9 +26,11 @@ void ADIOI_BBFS_Times_report(ADIO_File fd)
     MPI_Reduce(mine, max, 9, MPI_DOUBLE, MPI_MAX, 0, fd->comm);
     MPI_Reduce(sum_in, sum, 4, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
     MPI_Reduce(max_in, most, 3, MPI_LONG_LONG, MPI_MAX, 0, fd->comm);
-    long long view_in[4] = { t->view_builds, t->view_pieces, t->log_reads, t->log_read_pieces };
-    long long view[4];
-    MPI_Reduce(view_in, view, 4, MPI_LONG_LONG, MPI_MAX, 0, fd->comm);
+    long long view_in[5] = { t->view_builds, t->view_pieces, t->log_reads, t->log_read_pieces,
+        t->view_restarts
+    };
+    long long view[5];
+    MPI_Reduce(view_in, view, 5, MPI_LONG_LONG, MPI_MAX, 0, fd->comm);
     if (rank != 0)
         return;
     double replay = max[4] + max[5] + max[6] + max[7] + max[8];
@@ -39,9 +41,9 @@ void ADIOI_BBFS_Times_report(ADIO_File fd)
             max[2], max[3], replay, max[4], max[5], max[6], max[7], max[8],
             max[3] > replay ? max[3] - replay : 0.0);
     if (view[0] > 0)
-        fprintf(stderr, "bbfs view %s: %lld views of synced writes built, %lld pieces put in "
-                "them, %lld datalog reads for %lld pieces read (largest process)\n",
-                fd->filename, view[0], view[1], view[2], view[3]);
+        fprintf(stderr, "bbfs view %s: %lld views of synced writes built (%lld again from "
+                "scratch), %lld pieces put in them, %lld datalog reads for %lld pieces read "
+                "(largest process)\n", fd->filename, view[0], view[4], view[1], view[2], view[3]);
     if (most[0] > 0)
         fprintf(stderr, "bbfs counts %s: %lld epochs in %lld exchange rounds, %lld metalog "
                 "bytes gathered by each process, %lld datalog ranges asked of other "

@@ -7,7 +7,8 @@
 # then right: a write on one node, sync, barrier, sync, then a write of the
 # same bytes on the other node through another handle of the file (two
 # sessions, replayed in one plan by their stamps); and the same under
-# bbfs_consistency posix with only a barrier between the writes.  The
+# bbfs_consistency posix, and with default hints (causal), with only a
+# barrier between the writes.  The
 # later write must win each time, in reads before the close and in the
 # file after it, and the file must equal a ufs: run's.
 #
@@ -30,7 +31,8 @@ run "ufs:$work/ref" 0 > "$work/ref.out" 2>&1 || { cat "$work/ref.out"; echo "FAI
 for skew in -5000000000 5000000000 0; do
     rm -f "$work"/f*
     if run "bbfs:$work/f" "$skew" > "$work/run.out" 2>&1 \
-       && cmp -s "$work/ref" "$work/f" && cmp -s "$work/ref.posix" "$work/f.posix"; then
+       && cmp -s "$work/ref" "$work/f" && cmp -s "$work/ref.posix" "$work/f.posix" \
+       && cmp -s "$work/ref.causal" "$work/f.causal"; then
         echo "ok: node1 ${skew} ns off: the later writes win, the files equal ufs:"
     else
         grep "FAIL" "$work/run.out" | sed "s/^/  | /" | sort -u | head -24

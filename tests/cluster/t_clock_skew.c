@@ -22,6 +22,9 @@
  *    blocks written twice, one after the other, with only a barrier
  *    between (each write is visible at once under posix, and the later
  *    one wins).
+ * 3. FILE.causal, the same with default hints (causal): the barrier
+ *    releases the first write and orders the second after it (whose stamp
+ *    comes with the answer to the attach that releases it).
  *
  * Byte for byte with a run on ufs:, and each block checked here. */
 #include "off_node.h"
@@ -99,15 +102,19 @@ static int two_handles(const char *name, int b)
     return bad;
 }
 
-static int posix_barriers(const char *name, int b)
+/* One handle under @p model (NULL: the default), only barriers between
+ * the writes. */
+static int barriers(const char *name, int b, const char *model)
 {
     MPI_File fh;
     MPI_Info info;
+    char when[128];
     int bad = 0;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "bbfs_consistency", "posix");
+    if (model)
+        MPI_Info_set(info, "bbfs_consistency", model);
     if (cluster_failed(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR,
-                                     info, &fh), "open under posix"))
+                                     info, &fh), "open"))
         MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Info_free(&info);
     for (int k = 0; k < NBLOCKS; k++)
@@ -116,8 +123,9 @@ static int posix_barriers(const char *name, int b)
                 bad |= write_block(fh, k, which);
             MPI_Barrier(MPI_COMM_WORLD);
         }
-    bad |= check_blocks(fh, "posix, read before the close");
-    bad |= cluster_failed(MPI_File_close(&fh), "close under posix");
+    snprintf(when, sizeof(when), "%s, read before the close", model ? model : "default hints");
+    bad |= check_blocks(fh, when);
+    bad |= cluster_failed(MPI_File_close(&fh), "close");
     return bad;
 }
 
@@ -159,8 +167,11 @@ int main(int argc, char **argv)
     bad |= two_handles(argv[1], b);
     bad |= check_closed(argv[1], "two handles, after both closed");
     snprintf(name, sizeof(name), "%s.posix", argv[1]);
-    bad |= posix_barriers(name, b);
+    bad |= barriers(name, b, "posix");
     bad |= check_closed(name, "posix, after the close");
+    snprintf(name, sizeof(name), "%s.causal", argv[1]);
+    bad |= barriers(name, b, NULL);
+    bad |= check_closed(name, "default hints, after the close");
 
     int anybad;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -215,6 +215,63 @@ TEST(WriterStamp, StampsAreLoggedOnceBeforeTheWriteTheyMarkAndNeverGoBack)
     EXPECT_EQ(9u, r.records[0].u.stamp.clock);
 }
 
+static int later_calls;
+
+static uint64_t LaterClock(void *arg)
+{
+    later_calls++;
+    return *(uint64_t *)arg;
+}
+
+// A stamp whose clock comes later (a causal release's attach gives it): its
+// record goes before the writes it marks, and reaches the metalog with the
+// clock filled in; whatever writes it out first asks the clock function,
+// and a stamp given meanwhile fills it with its own clock.
+TEST(WriterStamp, AStampLaterIsWrittenWithTheClockItGetsLater)
+{
+    TempDir dir;
+    logfs_error err{};
+    auto o = Opts(dir, "w");
+    logfs_writer *w;
+    uint64_t asked = 100;
+    later_calls = 0;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp(w, 5, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, "a", 1, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_flush(w, &err));
+
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp_later(w, LaterClock, &asked, &err));
+    EXPECT_TRUE(logfs_writer_stamp_pending(w));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 1, "b", 1, &err));
+    uint64_t before = FileSize(dir.file("w.metalog"));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_flush_data(w, &err));
+    EXPECT_EQ(before, FileSize(dir.file("w.metalog"))); // the records wait
+    EXPECT_EQ(2u, logfs_writer_datalog_length(w));      // the data does not
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp_fill(w, 50, &err));
+    EXPECT_FALSE(logfs_writer_stamp_pending(w));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_flush(w, &err));
+
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp_later(w, LaterClock, &asked, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 2, "c", 1, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_flush(w, &err)); // no fill: asks
+    EXPECT_EQ(1, later_calls);
+
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp_later(w, LaterClock, &asked, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 3, "d", 1, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_stamp(w, 200, &err)); // fills it with 200
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 4, "e", 1, &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err));
+    EXPECT_EQ(1, later_calls);
+
+    auto r = ReadAll(dir.file("w.metalog"));
+    ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
+    std::vector<uint64_t> clocks;
+    for (auto &rec : r.records)
+        if (rec.type == LOGFS_REC_STAMP)
+            clocks.push_back(rec.u.stamp.clock);
+    EXPECT_EQ((std::vector<uint64_t>{5, 50, 100, 200}), clocks);
+}
+
 TEST(ReaderStamp, AStampGoingBackwardsIsCorrupt)
 {
     TempDir dir;

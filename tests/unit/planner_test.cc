@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "helpers.h"
+#include "reader.h"
 
 class Planner : public ::testing::Test {
   protected:
@@ -506,7 +507,7 @@ TEST_F(Planner, AShortDatalogIsReportedAtReplay)
 }
 
 // A reader that keeps the result of a plan and later applies a plan of only
-// what was logged since (skip_ops: the earlier plan's op counts), as the
+// what was logged since (resumed from the earlier plan's marks), as the
 // driver's views of synced writes do under collective and posix
 // consistency, ends with what one plan of everything gives, as long as
 // every new op comes after every op applied before.
@@ -522,18 +523,25 @@ class PlannerIncremental : public Planner {
         for (auto *w : ws)
             ASSERT_EQ(LOGFS_OK, logfs_writer_order(w, seq, &err)) << err.msg;
     }
-    // A plan of the writes so far, sealed or not, leaving out `skip`.
-    void BuildSince(const std::vector<uint64_t> &skip)
+    // A plan of the writes so far, sealed or not, read on from `since`.
+    void BuildSince(const std::vector<logfs_reader_mark> &since)
     {
-        logfs_plan_opts o = {0, 1, skip.empty() ? nullptr : skip.data()};
+        logfs_plan_opts o = {0, 1, since.empty() ? nullptr : since.data()};
         Build(&o);
     }
-    std::vector<uint64_t> Ops()
+    std::vector<logfs_reader_mark> Marks()
     {
-        std::vector<uint64_t> n;
-        for (uint32_t r = 0; r < logfs_plan_nwriters(plan); r++)
-            n.push_back(logfs_plan_writer_ops(plan, r));
-        return n;
+        std::vector<logfs_reader_mark> m(logfs_plan_nwriters(plan));
+        for (uint32_t r = 0; r < m.size(); r++)
+            logfs_plan_mark(plan, r, &m[r]);
+        return m;
+    }
+    static std::vector<uint64_t> Positions(const std::vector<logfs_reader_mark> &m)
+    {
+        std::vector<uint64_t> pos;
+        for (auto &x : m)
+            pos.push_back(x.pos);
+        return pos;
     }
 };
 
@@ -545,13 +553,14 @@ TEST_F(PlannerIncremental, APlanOfWhatWasLoggedSinceExtendsAnEarlierOne)
     Write(2, 50, 20); // overlaps rank 0: the higher rank wins
     FlushAll();
     BuildSince({});
-    EXPECT_EQ((std::vector<uint64_t>{1, 1, 1}), Ops());
+    auto before = Marks();
+    for (uint32_t r = 0; r < 3; r++) // past the header and the one WRITE
+        EXPECT_EQ(FileSize(metas[r]), before[r].pos) << r;
     logfs_plan_key first, last;
     ASSERT_TRUE(logfs_plan_key_bounds(plan, &first, &last));
     EXPECT_EQ(0u, first.writer);
     EXPECT_EQ(2u, last.writer);
     EXPECT_EQ(model, Replay(1, "kept")); // the reader's copy
-    auto before = Ops();
     auto kept_last = last;
 
     Order(1); // a collective call: what follows wins over all the above
@@ -560,7 +569,8 @@ TEST_F(PlannerIncremental, APlanOfWhatWasLoggedSinceExtendsAnEarlierOne)
     Write(1, 300, 10);
     FlushAll();
     BuildSince(before);
-    EXPECT_EQ((std::vector<uint64_t>{2, 2, 2}), Ops()); // the left-out ones counted too
+    for (uint32_t r = 0; r < 3; r++) // on to the end of each log
+        EXPECT_EQ(FileSize(metas[r]), Marks()[r].pos) << r;
     EXPECT_EQ(120u, logfs_plan_epoch_bytes(plan, 0)); // only the new ops are in it
     ASSERT_TRUE(logfs_plan_key_bounds(plan, &first, &last));
     EXPECT_GE(logfs_plan_key_cmp(&first, &kept_last), 0);
@@ -581,7 +591,7 @@ TEST_F(PlannerIncremental, AnOpOlderThanWhatAnEarlierPlanHeldIsShownByTheKeys)
     Write(1, 0, 10);
     FlushAll();
     BuildSince({});
-    auto before = Ops();
+    auto before = Marks();
     logfs_plan_key first, last, kept_last;
     ASSERT_TRUE(logfs_plan_key_bounds(plan, &first, &kept_last));
     Replay(1, "kept");
@@ -600,29 +610,72 @@ TEST_F(PlannerIncremental, AnOpOlderThanWhatAnEarlierPlanHeldIsShownByTheKeys)
     EXPECT_NE(ReadFile(dir.file("kept")), ReadFile(dir.file("whole")));
 }
 
-TEST_F(PlannerIncremental, APlanLeavingEverythingOutHoldsNoKeys)
+TEST_F(PlannerIncremental, APlanOfNothingLoggedSinceHoldsNoKeys)
 {
     Writers(2);
     Write(0, 0, 10);
     Write(1, 10, 10);
     FlushAll();
     BuildSince({});
-    BuildSince(Ops());
+    auto before = Marks();
+    BuildSince(before);
     logfs_plan_key first, last;
     EXPECT_FALSE(logfs_plan_key_bounds(plan, &first, &last));
     EXPECT_EQ(0u, logfs_plan_epoch_bytes(plan, 0));
-    EXPECT_EQ((std::vector<uint64_t>{1, 1}), Ops());
+    EXPECT_EQ(Positions(before), Positions(Marks()));
 }
 
-TEST_F(PlannerIncremental, LeavingOpsOutOfAPlanOfSeveralSessionsIsRefused)
+// Without include_unsealed the plan stops at each log's last seal, and so
+// does its mark: the writes after it are read by the next plan, once sealed.
+TEST_F(PlannerIncremental, TheMarkOfASealedPlanStaysAtTheLastSeal)
+{
+    Writers(2);
+    Write(0, 0, 10);
+    Write(1, 10, 10);
+    SyncAll();
+    Write(0, 20, 10); // not sealed yet
+    FlushAll();
+    Build();
+    auto sealed = Marks();
+    EXPECT_LT(sealed[0].pos, FileSize(metas[0]));
+    EXPECT_EQ(1u, sealed[0].epoch);
+    EXPECT_EQ(20u, logfs_plan_epoch_bytes(plan, 0));
+    SyncAll();
+    logfs_plan_opts o = {0, 0, sealed.data()};
+    Build(&o);
+    ASSERT_EQ(2u, logfs_plan_nepochs(plan));
+    EXPECT_EQ(0u, logfs_plan_epoch_bytes(plan, 0)); // read before
+    EXPECT_EQ(10u, logfs_plan_epoch_bytes(plan, 1)); // rank 0's third write
+    EXPECT_EQ(FileSize(metas[0]), Marks()[0].pos);
+}
+
+// A log shorter than the mark (not the log the mark was taken on) is
+// refused, not read from a wrong place.
+TEST_F(PlannerIncremental, AMarkPastTheEndOfTheLogIsRefused)
+{
+    Writers(1);
+    Write(0, 0, 10);
+    FlushAll();
+    BuildSince({});
+    auto m = Marks();
+    m[0].pos += 1000;
+    logfs_plan_opts o = {0, 1, m.data()};
+    logfs_plan *p = nullptr;
+    const char *paths[1] = {metas[0].c_str()};
+    EXPECT_EQ(LOGFS_EINVAL, logfs_plan_build(paths, 1, &o, &p, &err));
+    EXPECT_NE(std::string::npos, std::string(err.msg).find("shrank")) << err.msg;
+    EXPECT_EQ(nullptr, p);
+}
+
+TEST_F(PlannerIncremental, ReadingOnFromMarksInAPlanOfSeveralSessionsIsRefused)
 {
     Writers(1);
     Write(0, 0, 10);
     CloseAll();
     const char *paths[2] = {metas[0].c_str(), metas[0].c_str()};
     size_t counts[2] = {1, 1};
-    uint64_t skip[1] = {0};
-    logfs_plan_opts o = {0, 1, skip};
+    logfs_reader_mark since[1] = {};
+    logfs_plan_opts o = {0, 1, since};
     logfs_plan *p = nullptr;
     EXPECT_EQ(LOGFS_EINVAL, logfs_plan_build_sessions(paths, counts, 2, &o, &p, &err));
     EXPECT_EQ(nullptr, p);
