@@ -15,7 +15,8 @@
  * collectives, and on 2 cores took the test from 8 s to 25 s).  After close, process 0 reads it all back in one call,
  * then in one call through a vector memory type (1 MiB blocks, a 4 KiB gap
  * between them), then writes the same span again through that memory type
- * and reads it back from its own log in one call; after sync-barrier-sync
+ * and reads it back from its own log in one call, then once more with one
+ * MPI_File_iwrite_at and one MPI_File_iread_at; after sync-barrier-sync
  * process 1 reads that span from process 0's log in one MPI_File_read_at_all
  * (through bbserver when run with BBFS_FORCE_REMOTE=1).  The runner compares
  * the file with the ufs: run's.  Built twice: t_huge_2g (HUGE_MIB 2049, past a
@@ -136,6 +137,28 @@ int main(int argc, char **argv)
         memset(buf, 0xee, HUGE_MIB * (MIB + GAP));
         TL_MPI(MPI_File_read_at(fh, 0, buf, 1, spread, &st));
         verify_blocks(buf, 3, "one read through the vector type of what it wrote (own log)");
+
+        /* Nonblocking, one call each way, over its own log.  (The ufs:
+         * reference run makes the same bytes with blocking calls: it only
+         * gives the file to compare.) */
+        MPI_Request rq = MPI_REQUEST_NULL;
+        int nonblocking = tl_is_bbfs(name);
+        fill(buf, (size_t) DATA, 0, 4);
+        if (nonblocking)
+            TL_MPI(MPI_File_iwrite_at(fh, 0, buf, HUGE_MIB, mib, &rq));
+        else
+            TL_MPI(MPI_File_write_at(fh, 0, buf, HUGE_MIB, mib, &st));
+        TL_MPI(MPI_Wait(&rq, nonblocking ? &st : MPI_STATUS_IGNORE));
+        expect_count(&st, MPI_BYTE, DATA, "the nonblocking write");
+        memset(buf, 0xee, (size_t) DATA);
+        if (nonblocking)
+            TL_MPI(MPI_File_iread_at(fh, 0, buf, HUGE_MIB, mib, &rq));
+        else
+            TL_MPI(MPI_File_read_at(fh, 0, buf, HUGE_MIB, mib, &st));
+        TL_MPI(MPI_Wait(&rq, nonblocking ? &st : MPI_STATUS_IGNORE));
+        expect_count(&st, MPI_BYTE, DATA, "the nonblocking read");
+        verify(buf, (size_t) DATA, 0, 4, "one nonblocking read of what one nonblocking write "
+               "wrote (own log)");
         free(buf);
         buf = NULL;
     }
@@ -150,7 +173,7 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_read_at_all(fh, 0, buf, tl_rank == 1 ? HUGE_MIB : 0, mib, &st));
     if (tl_rank == 1) {
         expect_count(&st, MPI_BYTE, DATA, "the collective read of another's log");
-        verify(buf, (size_t) DATA, 0, 3, "one collective read of what process 0 synced");
+        verify(buf, (size_t) DATA, 0, 4, "one collective read of what process 0 synced");
     }
     TL_MPI(MPI_File_close(&fh));
     free(buf);

@@ -201,6 +201,7 @@ typedef struct ADIOI_BBFS_Pending {
     struct logfs_session *claims;       /* process 0 only */
     char **texts;               /* their manifests */
     size_t *lens;
+    struct logfs_manifest *parsed;      /* the texts parsed (at the first use) */
     int others;                 /* other sessions not claimed (live, or left pending) */
     int live_others;            /* of those, sessions of handles still open */
     int deferred;               /* a close: this handle's session was left pending */

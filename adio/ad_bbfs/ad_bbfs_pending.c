@@ -34,7 +34,10 @@ static void pending_free(ADIOI_BBFS_Pending * p, int release_claims)
             logfs_session_release(&p->claims[i]);
         if (p->texts)
             ADIOI_BBFS_FREE(p->texts[i]);
+        if (p->parsed)
+            logfs_manifest_free(&p->parsed[i]);
     }
+    ADIOI_BBFS_FREE(p->parsed);
     ADIOI_BBFS_FREE(p->claims);
     ADIOI_BBFS_FREE(p->texts);
     ADIOI_BBFS_FREE(p->lens);
@@ -223,24 +226,29 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
     return MPI_SUCCESS;
 }
 
-/* Parse the claimed manifests; every process parsed the same texts, so
- * all fail alike. */
-static int parse_all(ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
-                     struct logfs_manifest *m)
+/* The claimed manifests, parsed once (a close's replay and the removal
+ * after its lower close use the same); every process parsed the same
+ * texts, so all fail alike. */
+static int parse_all(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
 {
     static char myname[] = "ADIOI_BBFS_REPLAY_PENDING";
     struct logfs_error le;
 
+    if (p->parsed)
+        return MPI_SUCCESS;
+    struct logfs_manifest *m = ADIOI_Calloc(p->n + 1, sizeof(*m));
     for (int i = 0; i < p->n; i++) {
         int rc = logfs_manifest_parse(p->texts[i], p->lens[i], &m[i], &le);
         if (rc != LOGFS_OK) {
             char msg[LOGFS_ERRMSG_MAX + 64];
             for (int k = 0; k < i; k++)
                 logfs_manifest_free(&m[k]);
+            ADIOI_Free(m);
             snprintf(msg, sizeof(msg), "pending logs of %s: %s", bf->canonical, le.msg);
             return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
         }
     }
+    p->parsed = m;
     return MPI_SUCCESS;
 }
 
@@ -396,14 +404,9 @@ static void remove_parsed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_man
 
 int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own)
 {
-    struct logfs_manifest *m = ADIOI_Calloc(p->n + 1, sizeof(*m));
-    int err = parse_all(ADIOI_BBFS_Private(fd), p, m);
-    if (err == MPI_SUCCESS) {
-        remove_parsed(fd, p, m, with_own);
-        for (int i = 0; i < p->n; i++)
-            logfs_manifest_free(&m[i]);
-    }
-    ADIOI_Free(m);
+    int err = parse_all(ADIOI_BBFS_Private(fd), p);
+    if (err == MPI_SUCCESS)
+        remove_parsed(fd, p, p->parsed, with_own);
     return err;
 }
 
@@ -413,13 +416,11 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     static char myname[] = "ADIOI_BBFS_REPLAY_PENDING";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int rank, err, ns = p->n + (with_own ? 1 : 0), nw = 0, at = 0;
-    struct logfs_manifest *m = ADIOI_Calloc(p->n + 1, sizeof(*m));
 
     MPI_Comm_rank(fd->comm, &rank);
-    if ((err = parse_all(bf, p, m)) != MPI_SUCCESS) {
-        ADIOI_Free(m);
+    if ((err = parse_all(bf, p)) != MPI_SUCCESS)
         return err;
-    }
+    const struct logfs_manifest *m = p->parsed;
     /* Sessions a replay marked before a crash cut its cleanup short are in
      * the file already: only their logs and manifests go, below. */
     for (int i = 0; i < p->n; i++)
@@ -461,10 +462,7 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
     if (err == MPI_SUCCESS && !keep)
-        remove_parsed(fd, p, m, with_own);
-    for (int i = 0; i < p->n; i++)
-        logfs_manifest_free(&m[i]);
-    ADIOI_Free(m);
+        remove_parsed(fd, p, p->parsed, with_own);
     ADIOI_Free(paths);
     ADIOI_Free(servers);
     ADIOI_Free(promised);
