@@ -126,6 +126,17 @@ int logfs_plan_domain_runs(const struct logfs_plan *p, uint64_t e, uint32_t r, u
     return rc;
 }
 
+uint64_t logfs_plan_epoch_end(const struct logfs_plan *p, uint64_t e)
+{
+    if (e >= p->nepochs || p->epochs[e].total == 0)
+        return 0;
+    const struct epoch *ep = &p->epochs[e];
+    if (ep->compact)    /* (byte ranks follow file offsets) */
+        return plan_compact_byte_at(ep, ep->total - 1) + 1;
+    const struct logfs_replay_piece *last = &ep->pieces[ep->n - 1];
+    return last->offset + last->length;
+}
+
 int logfs_plan_epoch_compact(const struct logfs_plan *p, uint64_t e)
 {
     return e < p->nepochs && p->epochs[e].compact;

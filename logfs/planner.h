@@ -233,6 +233,10 @@ int logfs_plan_check_sealed(const struct logfs_plan *p, const uint64_t *promised
 /* @return bytes epoch @p e writes in total. */
 uint64_t logfs_plan_epoch_bytes(const struct logfs_plan *p, uint64_t e);
 
+/* @return one past the last file byte epoch @p e writes (0: it writes
+ *         none): a file's size from a plan, with no piece visited. */
+uint64_t logfs_plan_epoch_end(const struct logfs_plan *p, uint64_t e);
+
 /* @param[out] rs  the SETSIZE effect of epoch @p e.  @return LOGFS_OK or LOGFS_EINVAL. */
 int logfs_plan_resize(const struct logfs_plan *p, uint64_t e, struct logfs_resize *rs);
 

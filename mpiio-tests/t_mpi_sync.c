@@ -10,6 +10,9 @@
  *   flag put into the reader's window between two fences, and one put
  *   under a lock, which the reader watches under locks of its own.
  *
+ * Then the writer writes past the end, and after a barrier the reader's
+ * MPI_File_get_size, its first call after it, must count those bytes.
+ *
  * The writer is rank 0, the reader the last rank (the chain's, rank 2).
  * Each kind writes its own tile of a noncontiguous file view (16-byte
  * blocks every 48 bytes) with an independent write, and the reader reads
@@ -205,6 +208,24 @@ int main(int argc, char **argv)
         if (pair != MPI_COMM_NULL)
             MPI_Comm_free(&pair);
         MPI_Barrier(MPI_COMM_WORLD);
+    }
+    /* The size, asked before any read after the barrier (so no view of
+     * the others' writes is built for it): a write past the end that MPI
+     * ordered before shows in it. */
+    TL_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
+    reader = tl_nprocs - 1;
+    if (tl_rank == writer) {
+        tl_fill(buf, TILE, extent, NKINDS + 1);
+        TL_MPI(MPI_File_write_at(fh, extent, buf, TILE, MPI_BYTE, MPI_STATUS_IGNORE));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (tl_rank == reader) {
+        MPI_Offset size;
+        TL_MPI(MPI_File_get_size(fh, &size));
+        long long want = stale_expected ? extent : extent + TILE;
+        TL_CHECK(size == want, "MPI_File_get_size after MPI_Barrier: %lld, expected %lld%s",
+                 (long long) size, want, stale_expected ? " (under mpiio: the write is not "
+                 "synced)" : "");
     }
     int stale_all;
     MPI_Allreduce(&stale_seen, &stale_all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -46,6 +46,10 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_preallocate(fh, full + 123));
     TL_MPI(MPI_File_get_size(fh, &size));
     TL_CHECK(size == full + 123, "size after preallocate %lld", (long long) size);
+    /* (no write before every process has looked: a logged collective write
+     * is visible once its process released it, maybe before another has
+     * entered the call, as a concurrent write may be) */
+    MPI_Barrier(MPI_COMM_WORLD);
 
     /* write again past the shrunk end, then a final shrink cuts it */
     tl_fill(buf, BLOCK, full + off, 2);

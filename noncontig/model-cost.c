@@ -11,6 +11,9 @@
  *               writes visible (bbfs_consistency collective)
  *   posix       nothing between: every write is visible (bbfs_consistency
  *               posix)
+ *   causal      nothing between, default hints: the collective calls'
+ *               own synchronization orders the read after the writes
+ *               (bbfs_consistency causal, the default)
  *   ufs:        stock ROMIO, with the same sync-barrier-sync as mpiio
  *
  * Modes alternate, REPEATS times each, after a warm-up round that touches
@@ -19,7 +22,7 @@
  *
  * usage: mpiexec -n 4 model-cost [-dir DIR] [-elmtsize B] [-veclen N]
  *                                [-steps S] [-repeats R]
- *                                [-modes ufs,mpiio,collective,posix]
+ *                                [-modes ufs,mpiio,collective,posix,causal]
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -43,6 +46,7 @@ static const struct mode modes[] = {
     {"mpiio", "bbfs: mpiio, sync-barrier-sync", "bbfs:", "mpiio", 1},
     {"collective", "bbfs: collective, no sync", "bbfs:", "collective", 0},
     {"posix", "bbfs: posix, no sync", "bbfs:", "posix", 0},
+    {"causal", "bbfs: default (causal), no sync", "bbfs:", NULL, 0},
 };
 #define NMODES (int) (sizeof(modes) / sizeof(modes[0]))
 
@@ -111,7 +115,7 @@ static void usage(void)
 {
     if (rank == 0)
         fprintf(stderr, "usage: model-cost [-dir DIR] [-elmtsize B] [-veclen N] [-steps S] "
-                "[-repeats R] [-modes ufs,mpiio,collective,posix]\n");
+                "[-repeats R] [-modes ufs,mpiio,collective,posix,causal]\n");
     MPI_Finalize();
     exit(2);
 }

@@ -102,6 +102,9 @@ typedef struct ADIOI_BBFS_File {
     int remote_solo;            /* remote holds this session only: later ops extend it */
     uint64_t view_lo, view_hi;  /* with a server: the file bytes remote holds */
     struct logfs_reader_mark *view_marks;       /* by writer: where remote stopped reading its metalog (remote_solo) */
+    struct logfs_reader_mark *size_marks;       /* the same for the logged size alone */
+    int size_keyed;             /* size_marks and size_end hold (ad_bbfs_read.c) */
+    ADIO_Offset size_end;
     struct logfs_plan_key view_last;    /* the latest of them (when view_keyed) */
     int view_keyed;
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */

@@ -20,6 +20,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     ADIOI_BBFS_Remote_reset(bf);        /* a view of other handles' logs */
     ADIOI_BBFS_FREE(bf->view_sizes);
     ADIOI_BBFS_FREE(bf->view_marks);
+    ADIOI_BBFS_FREE(bf->size_marks);
     /* The lower handle only borrowed the view; ADIO_Close would free it. */
     lo->etype = MPI_BYTE;
     lo->filetype = MPI_BYTE;

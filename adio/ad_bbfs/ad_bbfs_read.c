@@ -51,6 +51,7 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
     bf->view_keyed = 0;
     bf->view_lo = bf->view_hi = 0;
     bf->remote_stale = 1;
+    bf->size_keyed = 0;
     ADIOI_BBFS_Datalogs_free(&bf->datalogs);
 }
 
@@ -58,19 +59,33 @@ struct remote_build {
     struct logfs_rangemap *map;
     ADIO_Offset end;
     long long pieces;
-    int rc;
+    struct logfs_strided *runs; /* one epoch's, put in the map together */
+    size_t nruns, cap;
 };
 
-static int add_remote_piece(void *arg, const struct logfs_replay_piece *p)
+/* A run of an epoch's domain: gathered, so that the blocks of runs that
+ * interleave (HDF5's strided datasets: 4 writers, 2^20 8-byte blocks each)
+ * go into the map in file order, as appends, with no merge of pieces. */
+static int add_remote_run(void *arg, const struct logfs_replay_run *r)
 {
     struct remote_build *rb = arg;
 
-    rb->rc = logfs_rangemap_insert(rb->map, p->offset, p->offset + p->length,
-                                   (int32_t) p->writer, p->dlog_off);
-    rb->pieces++;
-    if ((ADIO_Offset) (p->offset + p->length) > rb->end)
-        rb->end = (ADIO_Offset) (p->offset + p->length);
-    return rb->rc != LOGFS_OK;
+    if (rb->nruns == rb->cap) {
+        rb->cap = rb->cap ? 2 * rb->cap : 64;
+        rb->runs = ADIOI_Realloc(rb->runs, rb->cap * sizeof(*rb->runs));
+    }
+    struct logfs_strided *s = &rb->runs[rb->nruns++];
+    s->start = r->offset;
+    s->len = r->blocklen;
+    s->count = r->count;
+    s->stride = r->stride;
+    s->owner = (int32_t) r->writer;
+    s->pos = r->dlog_off;
+    rb->pieces += (long long) r->count;
+    ADIO_Offset end = (ADIO_Offset) (r->offset + (r->count - 1) * r->stride + r->blocklen);
+    if (end > rb->end)
+        rb->end = end;
+    return 0;
 }
 
 /* The metalog sizes of this handle's writers, or 0 where one cannot be
@@ -121,14 +136,17 @@ static int add_plan(struct remote_build *rb, const struct logfs_plan *plan)
 
     for (uint64_t e = 0; rc == LOGFS_OK && e < logfs_plan_nepochs(plan); e++) {
         struct logfs_resize rs;
-        rc = logfs_plan_domain(plan, e, 0, 1, &lo, &hi, add_remote_piece, rb);
-        if (rc != LOGFS_OK && rb->rc != LOGFS_OK)
-            rc = rb->rc;
+        rb->nruns = 0;
+        rc = logfs_plan_domain_runs(plan, e, 0, 1, &lo, &hi, add_remote_run, rb);
+        if (rc == LOGFS_OK && rb->nruns > 0)
+            rc = logfs_rangemap_insert_strided(rb->map, rb->runs, rb->nruns);
         /* a logged set_size only ever grows the file (ADIOI_BBFS_Resize) */
         if (rc == LOGFS_OK && logfs_plan_resize(plan, e, &rs) == LOGFS_OK && rs.present
             && (ADIO_Offset) rs.extend_to > rb->end)
             rb->end = (ADIO_Offset) rs.extend_to;
     }
+    ADIOI_BBFS_FREE(rb->runs);
+    rb->cap = rb->nruns = 0;
     return rc;
 }
 
@@ -243,7 +261,7 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
     static char myname[] = "ADIOI_BBFS_READ_REMOTE";
     struct logfs_plan *plan = NULL;
     struct logfs_error le;
-    struct remote_build rb = { NULL, 0, 0, LOGFS_OK };
+    struct remote_build rb = { NULL, 0, 0, NULL, 0, 0 };
     int rc = LOGFS_OK, err = MPI_SUCCESS;
     int extend = bf->remote && bf->remote_solo && own_in_view(bf) && bf->view_marks;
 
@@ -649,12 +667,87 @@ static ADIO_Offset current_size(ADIO_File fd, int *error_code)
     return size;
 }
 
+/* One past the last byte the logs in sight write, from plans of them alone,
+ * with no view: MPI_File_get_size (HDF5 asks at every close) then costs
+ * the records logged since it last asked, not a map of every piece
+ * (HDF5's strided datasets: 4M of them, and the read that would need
+ * them may never come).  While this handle's session is the file's only
+ * one, each plan reads on from where the last stopped (marks of its own,
+ * apart from the view's); beside other sessions, it plans them all. */
+static int logged_end(ADIOI_BBFS_File * bf, ADIO_Offset * end)
+{
+    static char myname[] = "ADIOI_BBFS_LOGGED_SIZE";
+    struct logfs_plan_opts po = { 0, ADIOI_BBFS_View_unsealed(bf), NULL };
+    struct logfs_plan *plan = NULL;
+    struct logfs_error le;
+    int rc = LOGFS_OK, err = MPI_SUCCESS;
+    int resume = bf->size_keyed && own_in_view(bf);
+
+    if (bf->metalogs && ADIOI_BBFS_View_has_own(bf)
+        && (rc = logfs_writer_flush(bf->writer, &le)) != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    for (int tries = 0; tries < 3; tries++) {
+        po.resume = resume ? bf->size_marks : NULL;
+        rc = plan_sessions(bf, &po, &plan, &le, &err);
+        if (err != MPI_SUCCESS)
+            return err;
+        if (rc == LOGFS_OK && resume && bf->others_live) {
+            resume = 0;         /* another session appeared: all of them */
+            logfs_plan_free(plan);
+            plan = NULL;
+            tries--;
+            continue;
+        }
+        if (rc != LOGFS_ENOENT)
+            break;
+    }
+    if (rc != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, rc == LOGFS_ENOMEM ?
+                                    "cannot index other processes' logs" : le.msg);
+    ADIO_Offset e = resume ? bf->size_end : 0;
+    for (uint64_t k = 0; plan && k < logfs_plan_nepochs(plan); k++) {
+        struct logfs_resize rs;
+        ADIO_Offset x = (ADIO_Offset) logfs_plan_epoch_end(plan, k);
+        if (x > e)
+            e = x;
+        /* a logged set_size only ever grows the file (ADIOI_BBFS_Resize) */
+        if (logfs_plan_resize(plan, k, &rs) == LOGFS_OK && rs.present
+            && (ADIO_Offset) rs.extend_to > e)
+            e = (ADIO_Offset) rs.extend_to;
+    }
+    bf->size_keyed = !bf->others_live && own_in_view(bf) && plan;
+    if (bf->size_keyed) {
+        if (!bf->size_marks)
+            bf->size_marks = ADIOI_Malloc(sizeof(*bf->size_marks) * bf->nwriters);
+        for (int r = 0; r < bf->nwriters; r++)
+            logfs_plan_mark(plan, (uint32_t) r, &bf->size_marks[r]);
+        bf->size_end = e;
+    }
+    logfs_plan_free(plan);
+    *end = e;
+    return MPI_SUCCESS;
+}
+
 ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    ADIO_Offset end;
 
+    ADIOI_BBFS_Sync_look(bf);   /* (causal: after an acquire, look again) */
+    if (!remote_needs_rebuild(bf))
+        return current_size(fd, error_code);
     /* (a view of a range serves too: the map's answer carries the file's end) */
-    if (remote_needs_rebuild(bf) && (*error_code = build_remote(bf, 0, UINT64_MAX)) != MPI_SUCCESS)
+    if (bf->srv) {
+        if ((*error_code = build_remote(bf, 0, UINT64_MAX)) != MPI_SUCCESS)
+            return 0;
+        return current_size(fd, error_code);
+    }
+    if ((*error_code = logged_end(bf, &end)) != MPI_SUCCESS)
         return 0;
+    /* The view is stale still (its datalogs were listed again with the
+     * plan): the next read builds it; its end grows from here. */
+    bf->remote_stale = 1;
+    if (end > bf->remote_end)
+        bf->remote_end = end;
     return current_size(fd, error_code);
 }

@@ -506,6 +506,29 @@ TEST_F(Planner, AShortDatalogIsReportedAtReplay)
     EXPECT_EQ(LOGFS_ESHORT, ApplyPlan(plan, dir.file("out"), 1));
 }
 
+// A file's size from a plan: the end of each epoch's last byte, in either
+// form of the epoch, with no piece visited.
+TEST_F(Planner, EpochEndIsOnePastTheLastByteInEitherForm)
+{
+    Writers(2);
+    Write(0, 0, 100);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(ws[0], 60, &err)) << err.msg; // cuts: the map form
+    Write(1, 50, 100);
+    SyncAll();
+    Write(0, 1000, 10);
+    Write(1, 4000, 8); // disjoint: the compact form
+    SyncAll();
+    SyncAll(); // an epoch writing nothing
+    Build();
+    ASSERT_EQ(3u, logfs_plan_nepochs(plan));
+    EXPECT_FALSE(logfs_plan_epoch_compact(plan, 0));
+    EXPECT_TRUE(logfs_plan_epoch_compact(plan, 1));
+    EXPECT_EQ(150u, logfs_plan_epoch_end(plan, 0));
+    EXPECT_EQ(4008u, logfs_plan_epoch_end(plan, 1));
+    EXPECT_EQ(0u, logfs_plan_epoch_end(plan, 2));
+    EXPECT_EQ(0u, logfs_plan_epoch_end(plan, 3)); // no such epoch
+}
+
 // A reader that keeps the result of a plan and later applies a plan of only
 // what was logged since (resumed from the earlier plan's marks), as the
 // driver's views of synced writes do under collective and posix
