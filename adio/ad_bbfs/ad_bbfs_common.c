@@ -78,11 +78,37 @@ int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err)
     }
     int pair[2] = { mine, cls }, all[2];
     /* MINLOC on (rank, class) picks the lowest failing rank's class. */
-    MPI_Allreduce(pair, all, 1, MPI_2INT, MPI_MINLOC, comm);
+    int rc = MPI_Allreduce(pair, all, 1, MPI_2INT, MPI_MINLOC, comm), size;
+    MPI_Comm_size(comm, &size);
+    /* MPICH 4.0.2's ch3 can return success from a reduction that lost a
+     * process, with bytes it never received: a rank no process has is
+     * that loss too. */
+    if (rc != MPI_SUCCESS || all[0] < 0 || (all[0] >= size && all[0] != INT_MAX))
+        return ADIOI_BBFS_Err_peer_lost(myname, rc);
     first = all[0];
     if (first == INT_MAX || err != MPI_SUCCESS)
         return err;
     return ADIOI_BBFS_Err_elsewhere(myname, all[1], first);
+}
+
+/* A collective call inside the driver failed (mpi_err), or returned what
+ * no process sent (MPI_SUCCESS): a process of the file's communicator is
+ * gone (its node lost, or it was killed, and the launcher let the others
+ * go on, as mpiexec -disable-auto-cleanup does).  Nothing this call could
+ * do after would be agreed, so it stops here; the logs stay. */
+int ADIOI_BBFS_Err_peer_lost(const char *myname, int mpi_err)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "a reduction returned bytes no process sent";
+    int len;
+    if (mpi_err != MPI_SUCCESS)
+        MPI_Error_string(mpi_err, msg, &len);
+    /* (MPI's own message is long and names the lost rank last) */
+    const char *tail = strrchr(msg, '\n');
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, MPI_ERR_IO,
+                                "**io", "bbfs: a process of this file's job is gone (node lost?); "
+                                "the logs stay: after the job, bbfs-replay --salvage on the "
+                                "remaining nodes recovers what they hold (MPI: %s)",
+                                tail ? tail + 1 : msg);
 }
 
 int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank)

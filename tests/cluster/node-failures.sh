@@ -27,6 +27,15 @@
 #      each fail with MPI_ERR_IO naming bbserver within the timeout and 5 s;
 #      the link back: each works again, and after both jobs a third job
 #      reads every block back.
+#   5. node1 lost after a sync (t_node_lost): its processes and its
+#      server killed, its log directory emptied.  Under plain mpiexec the
+#      launcher ends the job within 30 s (no hang).  Under mpiexec
+#      -disable-auto-cleanup node0's processes go on: their next collective
+#      write and their close fail with MPI_ERR_IO saying a node was lost,
+#      within the timeout (they succeeded, or failed with a rank and error
+#      class read from bytes no process sent, before).  node0's logs stay;
+#      bbfs-replay on node0 fails, and with --salvage recovers node0's two
+#      writers' synced blocks and names node1's two as lost.
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
@@ -35,10 +44,11 @@ cluster="$here/cluster.sh"
 work="$BUILDDIR/tests/cluster/node-failures"
 prog="$BUILDDIR/mpiio-tests/t_crashpoints"
 linkcut="$BUILDDIR/tests/cluster/t_link_cut"
+nodelost="$BUILDDIR/tests/cluster/t_node_lost"
 readback="$BUILDDIR/tests/cluster/t_readback"
 tool="$BUILDDIR/tools/bbfs-replay"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$prog" "$readback" "$tool" "$linkcut"; do
+for f in "$prog" "$readback" "$tool" "$linkcut" "$nodelost"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 rm -rf "$work"; mkdir -p "$work"
@@ -47,7 +57,8 @@ printf 'bbfs_replay never\nbbfs_server_timeout 5\n' > "$work/never.hints"
 printf 'bbfs_server_timeout 5\n' > "$work/t5.hints"
 printf 'bbfs_server_timeout 5\nbbfs_force_remote true\n' > "$work/remote.hints"
 
-"$cluster" with 2 "$work/c" env work="$work" prog="$prog" readback="$readback" tool="$tool" linkcut="$linkcut" bash -c '
+"$cluster" with 2 "$work/c" env work="$work" prog="$prog" readback="$readback" tool="$tool" linkcut="$linkcut" \
+    nodelost="$nodelost" ctl="$BUILDDIR/bbserver/bbsctl" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -144,6 +155,53 @@ if CLUSTER_HOSTS=node0,node1 timeout 90 "$CLUSTER_DIR/mpiexec" -n 4 "$linkcut" "
        </dev/null > "$work/cut-check.out" 2>&1; then
     ok "after both jobs, a third reads every block back"
 else sed "s/^/  | /" "$work/cut-check.out" | tail -8; fail "the check after the cut"; fi
+
+# 5. node1 lost after a sync: its processes, its server and its storage
+lose_node1() {      # $1: the directory where the job says what to kill
+    for i in $(seq 1 600); do
+        [ -e "$1/synced" ] && [ "$(ls "$1" | grep -c "^off\.")" = 2 ] && break; sleep 0.1
+    done
+    [ -e "$1/synced" ] || { fail "the job on both nodes never synced"; return 1; }
+    local a spid
+    a=$(on node1 cat "$CLUSTER_DIR/local/.bbserver.node1.addr")
+    spid=$(on node1 "$ctl" -S "$a" ping | sed -n "s/.* pid \([0-9]*\).*/\1/p")
+    [ -n "$spid" ] || fail "no server on node1 to kill"
+    kill -9 $(cat "$1"/off.*) $spid
+    on node1 sh -c "rm -rf $CLUSTER_DIR/local/*"
+    touch "$1/killed"
+}
+export BBFS_TEST_TIMEOUT=5
+for how in plain survivors; do
+    lost="$work/lost-$how"; rm -rf "$lost"; mkdir -p "$lost"
+    opt=; [ $how = survivors ] && opt=-disable-auto-cleanup
+    start=$(date +%s)
+    ROMIO_HINTS=$work/t5.hints CLUSTER_HOSTS=node0,node1 timeout 90 "$CLUSTER_DIR/mpiexec" $opt -n 4 \
+        "$nodelost" "bbfs:$work/lost-$how.dat" "$lost" </dev/null > "$work/lost-$how.out" 2>&1 &
+    jpid=$!
+    lose_node1 "$lost"
+    wait $jpid; rc=$?; took=$(( $(date +%s) - start ))
+    if [ $rc = 124 ]; then fail "node1 lost ($how mpiexec): the job hung (killed after 90 s)"
+    elif [ $how = plain ]; then
+        [ $took -le 30 ] && ok "node1 lost: plain mpiexec ends the job in $took s" \
+            || fail "node1 lost: plain mpiexec took $took s to end the job"
+    elif [ "$(grep -c "^rank [0-3]: ok" "$work/lost-$how.out")" = 2 ] && ! grep -q FAIL "$work/lost-$how.out"; then
+        ok "node1 lost, -disable-auto-cleanup: on both survivors $(sed -n "s/^rank 0: \(.*\) with a node lost: class [0-9]* in \([0-9.]*\) s.*/\1 fails in \2 s/p" "$work/lost-$how.out" | tr "\n" ";" | sed "s/;$//"), MPI_ERR_IO saying so"
+    else sed "s/^/  | /" "$work/lost-$how.out" | grep -v "^  | *$" | tail -12
+        fail "node1 lost, -disable-auto-cleanup: the survivors"; fi
+done
+[ "$(logs_on node0)" -gt 0 ] && ok "node0'"'"'s logs stay ($(logs_on node0) files)" || fail "node0'"'"'s logs are gone"
+lost="$work/lost-survivors"
+CLUSTER_HOSTS=node0 timeout 90 "$CLUSTER_DIR/mpiexec" -n 2 "$tool" --quiet "$work/lost-survivors.dat" \
+    </dev/null > "$work/lost-replay.out" 2>&1; rc=$?
+[ $rc = 1 ] && ok "bbfs-replay on node0 without --salvage fails" \
+    || { sed "s/^/  | /" "$work/lost-replay.out" | tail -6; fail "bbfs-replay without --salvage, node1 lost: exit $rc"; }
+CLUSTER_HOSTS=node0 timeout 90 "$CLUSTER_DIR/mpiexec" -n 2 "$tool" --salvage --quiet "$work/lost-survivors.dat" \
+    </dev/null > "$work/lost-salvage.out" 2>&1; rc=$?
+if [ $rc = 0 ] && [ "$(grep -c "lost: writer [13].s .*bbserver node1" "$work/lost-salvage.out")" = 2 ] \
+   && "$nodelost" --check "$work/lost-survivors.dat" "$lost" > "$work/lost-check.out" 2>&1; then
+    ok "bbfs-replay --salvage on node0: $(cat "$work/lost-check.out" | sed "s/^ok: //"); names writers 1 and 3 as lost on node1"
+else sed "s/^/  | /" "$work/lost-salvage.out" "$work/lost-check.out" | tail -10
+    fail "bbfs-replay --salvage with node1 lost: exit $rc"; fi
 exit $((fails > 0))'
 rc=$?
 [ $rc = 0 ] && rm -rf "$work"
