@@ -154,14 +154,21 @@ static int disjoint(const struct epoch *ep)
         active[nactive++] = i;
     }
     free(active);
-    /* Single blocks against strided groups: the singles inside each extent. */
+    /* Single blocks against strided groups: the singles inside each extent.
+     * Singles are sorted by offset, but their ends need not ascend (they
+     * may overlap each other here: a long block with a short one inside),
+     * so the search starts where the longest could still reach g. */
+    uint64_t maxbl = 0;
+    for (j = 0; j < ep->nsingles; j++)
+        if (ep->singles[j].bl > maxbl)
+            maxbl = ep->singles[j].bl;
     for (i = 0; i < ep->nstrided && ok; i++) {
         const struct cgroup *g = &ep->strided[i];
         uint64_t end = cgroup_end(g);
         size_t lo = 0, hi = ep->nsingles;
-        while (lo < hi) { /* first single ending after g->off */
+        while (lo < hi) { /* first single that could end after g->off */
             size_t mid = lo + (hi - lo) / 2;
-            if (ep->singles[mid].off + ep->singles[mid].bl <= g->off)
+            if (ep->singles[mid].off + maxbl <= g->off)
                 lo = mid + 1;
             else
                 hi = mid;
