@@ -296,6 +296,12 @@ EXTRA_DIST += %reldir%/t_subarray_pointer.mpi
 
 # MPI's own synchronization orders writes before reads (causal, the
 # default); under mpiio the same reads are stale.
+check_PROGRAMS += %reldir%/t_overlap_strided
+%canon_reldir%_t_overlap_strided_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_overlap_strided_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_overlap_strided.mpi
+EXTRA_DIST += %reldir%/t_overlap_strided.mpi
+
 check_PROGRAMS += %reldir%/t_mpi_sync
 %canon_reldir%_t_mpi_sync_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_mpi_sync_LDADD = $(MPIIO_TEST_LDADD)
