@@ -35,6 +35,15 @@ noinst_PROGRAMS += %reldir%/model-cost
 %canon_reldir%_model_cost_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_model_cost_LDADD = $(MPI_LIBS)
 
+# call-cost: each MPI-IO call family on bbfs: against ufs:, with the
+# collectives the library makes inside (it defines PMPI_ entry points, so it
+# links with -rdynamic; docs/benchmarks.md, "cost per call").
+noinst_PROGRAMS += %reldir%/call-cost
+%canon_reldir%_call_cost_SOURCES = %reldir%/call-cost.c %reldir%/bench.c %reldir%/bench.h
+%canon_reldir%_call_cost_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_call_cost_LDFLAGS = $(AM_LDFLAGS) -rdynamic
+%canon_reldir%_call_cost_LDADD = $(MPI_LIBS) -ldl
+
 # logfs-bench: the log layer alone, without MPI.
 noinst_PROGRAMS += %reldir%/logfs-bench
 %canon_reldir%_logfs_bench_SOURCES = %reldir%/logfs-bench.c

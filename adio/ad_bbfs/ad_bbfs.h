@@ -105,6 +105,7 @@ typedef struct ADIOI_BBFS_File {
     struct logfs_reader_mark *size_marks;       /* the same for the logged size alone */
     int size_keyed;             /* size_marks and size_end hold (ad_bbfs_read.c) */
     ADIO_Offset size_end;
+    long long *size_sizes;      /* the metalogs' sizes before size_end's plan */
     struct logfs_plan_key view_last;    /* the latest of them (when view_keyed) */
     int view_keyed;
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */

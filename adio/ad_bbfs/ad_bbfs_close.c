@@ -21,6 +21,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     ADIOI_BBFS_FREE(bf->view_sizes);
     ADIOI_BBFS_FREE(bf->view_marks);
     ADIOI_BBFS_FREE(bf->size_marks);
+    ADIOI_BBFS_FREE(bf->size_sizes);
     /* The lower handle only borrowed the view; ADIO_Close would free it. */
     lo->etype = MPI_BYTE;
     lo->filetype = MPI_BYTE;

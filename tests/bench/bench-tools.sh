@@ -63,6 +63,15 @@ check "noncontig, 1 process: a block larger than a round is read once, a round's
 # = 139264, a cost that grew with the square of the steps); and each step's
 # read of the next process's 256 elements, logged by one strided write, is
 # one datalog read, not 256
+# call-cost: a line for each of its 10 cases, and collectives counted
+# inside the library (none if its PMPI_ wrappers were not the ones called:
+# linked without -rdynamic, they count nothing)
+check "call-cost: every case timed, the open's collectives counted in both modes" \
+    bash -c '"$@" >"$0" 2>&1 && test "$(grep -c "ufs: .* bbfs: .*x   collectives [0-9]* vs [0-9]*$" "$0")" -eq 10 \
+             && grep -q "^open .*collectives [1-9][0-9]* vs [1-9][0-9]*$" "$0" \
+             && grep -q "^self .*collectives 0 vs 0$" "$0"' \
+    "$work/call-cost.out" \
+    "$mpiexec" -n 4 "$BUILDDIR/noncontig/call-cost" -dir "$work/files" -repeats 1 -iters 2
 echo "bbfs_timing true" >"$work/timing-hints"
 check "model-cost: 16 steps under mpiio read back right, each view built by extending the last, each step's read one datalog read" \
     bash -c 'ROMIO_HINTS=$1 "${@:2}" >"$0" 2>&1 && grep -q "^bbfs view .*: 16 views of synced writes built (0 again from scratch), 16384 pieces put in them, 16 datalog reads for 4096 pieces read" "$0" && ! grep -q "WRONG" "$0"' \
