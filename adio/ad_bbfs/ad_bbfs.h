@@ -58,6 +58,9 @@ typedef struct ADIOI_BBFS_File {
     int lower_closed;           /* by the close's replay (ADIOI_BBFS_Replayed_close) */
     MPI_Info open_info;         /* user's hints, handed to the lower driver at open */
     ADIOI_BBFS_Hints hints;
+#define ADIOI_BBFS_SERVER_FACTS 9
+    uint64_t server_facts[ADIOI_BBFS_SERVER_FACTS];    /* reduced at open (SetInfo) */
+    int server_facts_reduced;
     int hint_error;             /* ADIO_Open drops SetInfo's error code; OpenColl
                                  * reports this one instead */
     int lower_fstype;           /* the lower driver, for side files (manifest) */
@@ -335,6 +338,10 @@ int ADIOI_BBFS_Err_server(const char *myname, int line, const char *msg);
  * others' logs).  Server_open decides whether the handle uses it
  * (collective); the rest are no-ops without a server. */
 typedef struct ADIOI_BBFS_Server ADIOI_BBFS_Server;
+/* What Server_open decides by, this process's share (ADIOI_BBFS_SERVER_FACTS
+ * numbers): a reduction (MIN) of every process's settles it.  The open's
+ * hint check carries it, so that the open makes one reduction for both. */
+void ADIOI_BBFS_Server_facts(const ADIOI_BBFS_Hints * h, uint64_t * facts);
 void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Server_note(ADIOI_BBFS_File * bf, uint64_t off, uint64_t len, uint64_t stride,

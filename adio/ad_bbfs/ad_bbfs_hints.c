@@ -95,7 +95,7 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int at_open = (bf == NULL);
     ADIOI_BBFS_Hints parsed;
-    unsigned digest, mine[3], all[3];
+    unsigned digest;
     int err;
 
     if (at_open) {
@@ -127,16 +127,28 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         parsed.consistency = bf->atomic_logged - 1;
     err = parse_user_hints(users_info, &parsed, at_open, &digest);
 
-    /* Every rank must see the same hints and return the same error. */
-    mine[0] = (err != MPI_SUCCESS);
+    /* Every rank must see the same hints and return the same error.  At
+     * open the same reduction (MIN) carries what the server's choice needs
+     * (ADIOI_BBFS_Server_open): one collective for both. */
+    uint64_t mine[3 + ADIOI_BBFS_SERVER_FACTS], all[3 + ADIOI_BBFS_SERVER_FACTS];
+    int n = at_open ? 3 + ADIOI_BBFS_SERVER_FACTS : 3;
+    mine[0] = (err == MPI_SUCCESS);
     mine[1] = digest;
-    mine[2] = ~digest;
-    MPI_Allreduce(mine, all, 3, MPI_UNSIGNED, MPI_MAX, fd->comm);
+    mine[2] = ~(uint64_t) digest;
+    if (at_open)
+        ADIOI_BBFS_Server_facts(&parsed, mine + 3);
+    MPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MIN, fd->comm);
+    if (at_open) {
+        memcpy(bf->server_facts, all + 3, sizeof(bf->server_facts));
+        bf->server_facts_reduced = 1;
+    }
+    all[0] = !all[0];           /* (some process rejected them) */
+    all[2] = ~all[2];           /* (the greatest digest: equal to the least if all agree) */
     if (err == MPI_SUCCESS && all[0])
         err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                    MPI_ERR_INFO_VALUE, "**infoval",
                                    "bbfs hints were rejected on another process");
-    else if (err == MPI_SUCCESS && all[1] != ~all[2])
+    else if (err == MPI_SUCCESS && all[1] != all[2])
         err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                    MPI_ERR_NOT_SAME, "**notsame",
                                    "bbfs_* hints differ between processes; pass the same "

@@ -132,6 +132,33 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
     return rc;
 }
 
+/* One reduction settles the usual case, one node: the least and greatest
+ * hash of the host names (MPICH groups a node's processes by name too; 64
+ * bits: two names that collide are as unlikely as anything here), whether
+ * everyone logs to one log directory (by the same hashes), whether
+ * everyone has a usable one, the environment's say (BBFS_SERVER,
+ * BBFS_FORCE_REMOTE), and whether the job runs on more nodes than the
+ * handle, so that every process takes the same path. */
+void ADIOI_BBFS_Server_facts(const ADIOI_BBFS_Hints * hints, uint64_t * facts)
+{
+    const char *env = getenv("BBFS_SERVER");
+    int force = ADIOI_BBFS_Force_remote(hints);
+    const char *named = strcmp(hints->server, "auto") != 0 ? hints->server
+        : env && *env ? env : NULL;
+    char host[256] = "";
+    gethostname(host, sizeof(host) - 1);
+    uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
+    uint64_t d = logfs_fnv_str(LOGFS_FNV_START, hints->logdir);
+    struct stat st;
+    int have_dir = stat(hints->logdir, &st) == 0 && S_ISDIR(st.st_mode)
+        && access(hints->logdir, W_OK | X_OK) == 0;
+    uint64_t mine[ADIOI_BBFS_SERVER_FACTS] = { h, ~h, d, ~d, (uint64_t) have_dir,
+        (uint64_t) !force, (uint64_t) !named, (uint64_t) (named != NULL),
+        (uint64_t) !job_on_several_nodes()
+    };
+    memcpy(facts, mine, sizeof(mine));
+}
+
 void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_SERVER_OPEN";
@@ -141,29 +168,17 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     char err[1024] = "";
 
     *error_code = MPI_SUCCESS;
-    int force = ADIOI_BBFS_Force_remote(&bf->hints);
+    int force;
     const char *named = strcmp(bf->hints.server, "auto") != 0 ? bf->hints.server
         : env && *env ? env : NULL;
-    /* One reduction settles the usual case, one node: the least and
-     * greatest hash of the host names (MPICH groups a node's processes by
-     * name too; 64 bits: two names that collide are as unlikely as anything
-     * here), whether everyone logs to one log directory (by the same
-     * hashes), whether
-     * everyone has a usable one, the environment's say (BBFS_SERVER,
-     * BBFS_FORCE_REMOTE), and whether the job runs on more nodes than the
-     * handle, so that every process takes the same path. */
-    char host[256] = "";
-    gethostname(host, sizeof(host) - 1);
-    uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
-    uint64_t d = logfs_fnv_str(LOGFS_FNV_START, bf->hints.logdir);
-    struct stat st;
-    int have_dir = stat(bf->hints.logdir, &st) == 0 && S_ISDIR(st.st_mode)
-        && access(bf->hints.logdir, W_OK | X_OK) == 0;
-    uint64_t facts[9] = { h, ~h, d, ~d, (uint64_t) have_dir, (uint64_t) !force,
-        (uint64_t) !named, (uint64_t) (named != NULL), (uint64_t) !job_on_several_nodes()
-    };
-    uint64_t all[9];
-    MPI_Allreduce(facts, all, 9, MPI_UINT64_T, MPI_MIN, fd->comm);
+    uint64_t all[ADIOI_BBFS_SERVER_FACTS];
+    if (bf->server_facts_reduced)
+        memcpy(all, bf->server_facts, sizeof(all));
+    else {
+        uint64_t facts[ADIOI_BBFS_SERVER_FACTS];
+        ADIOI_BBFS_Server_facts(&bf->hints, facts);
+        MPI_Allreduce(facts, all, ADIOI_BBFS_SERVER_FACTS, MPI_UINT64_T, MPI_MIN, fd->comm);
+    }
     int one_host = all[0] == ~all[1], one_node = one_host && all[8];
     int one_logdir = all[2] == ~all[3], all_dir = (int) all[4];
     force = !all[5];            /* (forced anywhere: forced everywhere) */
