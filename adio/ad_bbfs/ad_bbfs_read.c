@@ -615,12 +615,17 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     }
     if (contig_call) {
         ADIO_Offset start = file_ptr_type == ADIO_INDIVIDUAL ? fd->fp_ind : offset;
-        /* A contiguous read stops at the end of the file, as POSIX's does. */
-        size = current_size(fd, error_code);
-        if (*error_code != MPI_SUCCESS)
-            goto fn_exit;
-        if (start + nbytes > size)
-            nbytes = start < size ? size - start : 0;
+        /* A contiguous read stops at the end of the file, as POSIX's does.
+         * The size is at least the logs' end (current_size): a read inside
+         * it needs no question to the lower file (a system call a read). */
+        ADIO_Offset logs_end = bf->own_end > bf->remote_end ? bf->own_end : bf->remote_end;
+        if (start + nbytes > logs_end) {
+            size = current_size(fd, error_code);
+            if (*error_code != MPI_SUCCESS)
+                goto fn_exit;
+            if (start + nbytes > size)
+                nbytes = start < size ? size - start : 0;
+        }
         if (nbytes > 0)
             resolve(&c, start, nbytes, 0);
         next_fp = start + nbytes;
