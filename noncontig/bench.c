@@ -1,6 +1,7 @@
 #include "bench.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,4 +174,34 @@ void bench_check(int err, const char *prog, const char *what)
     MPI_Error_string(err, msg, &len);
     fprintf(stderr, "%s: rank %d: %s: %s\n", prog, rank, what, msg);
     MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+int bench_options(int argc, char **argv, const struct bench_opt *o, int n)
+{
+    if ((argc - 1) % 2)
+        return -1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        int k = 0;
+        while (k < n && strcmp(argv[i], o[k].name) != 0)
+            k++;
+        if (k == n)
+            return -1;
+        const char *v = argv[i + 1];
+        char *end;
+        errno = 0;
+        if (o[k].kind == 's') {
+            *(const char **) o[k].to = v;
+            continue;
+        }
+        long x = strtol(v, &end, 10);
+        if (errno || end == v || *end)
+            return -1;
+        if (o[k].kind == 'i') {
+            if (x < INT_MIN || x > INT_MAX)
+                return -1;
+            *(int *) o[k].to = (int) x;
+        } else
+            *(long *) o[k].to = x;
+    }
+    return 0;
 }

@@ -51,4 +51,16 @@ void bench_check(int err, const char *prog, const char *what);
  * them).  @return how many, or -1 when it names something else. */
 int bench_choose(const char *list, const char *const *names, int n, int *chosen);
 
+/* A NAME VALUE option of a benchmark's command line. */
+struct bench_opt {
+    const char *name;           /* "-dir" */
+    char kind;                  /* 's' (const char *), 'i' (int), 'l' (long) */
+    void *to;                   /* where the value goes */
+};
+
+/* Parses argv[1..] as NAME VALUE pairs into the n options of o.  @return 0,
+ * or -1 for a name not among them, a name without a value, or a number
+ * that is not one (the caller prints its usage). */
+int bench_options(int argc, char **argv, const struct bench_opt *o, int n);
+
 #endif

@@ -310,20 +310,12 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-dir"))
-            dir = argv[i + 1];
-        else if (!strcmp(argv[i], "-repeats"))
-            repeats = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-iters"))
-            iters = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-cases"))
-            cases_s = argv[i + 1];
-        else
-            usage();
-    }
+    const struct bench_opt opts[] = {
+        {"-dir", 's', &dir}, {"-repeats", 'i', &repeats}, {"-iters", 'i', &iters},
+        {"-cases", 's', &cases_s},
+    };
     int use[NCASES];
-    if ((argc - 1) % 2 || repeats < 1 || iters < 0
+    if (bench_options(argc, argv, opts, 4) != 0 || repeats < 1 || iters < 0
         || bench_choose(cases_s, case_names, NCASES, use) < 1)
         usage();
     /* iterations per run: the open-to-close cases are long, the reads short */

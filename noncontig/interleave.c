@@ -124,26 +124,14 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-dir"))
-            dir = argv[i + 1];
-        else if (!strcmp(argv[i], "-elmtsize"))
-            elmt = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-rounds"))
-            rounds = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-writes"))
-            writes = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-read-every"))
-            every = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-repeats"))
-            repeats = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-exchange"))
-            ex = argv[i + 1];
-        else if (!strcmp(argv[i], "-modes"))
-            modes_s = argv[i + 1];
-    }
+    const struct bench_opt opts[] = {
+        {"-dir", 's', &dir}, {"-elmtsize", 'i', &elmt}, {"-rounds", 'i', &rounds},
+        {"-writes", 'i', &writes}, {"-read-every", 'i', &every}, {"-repeats", 'i', &repeats},
+        {"-exchange", 's', &ex}, {"-modes", 's', &modes_s},
+    };
+    int bad_args = bench_options(argc, argv, opts, 8) != 0;
     int neighbour = !strcmp(ex, "neighbour");
-    if (elmt < 1 || rounds < 1 || writes < 1 || every < 1 || repeats < 1 || nprocs < 2
+    if (bad_args || elmt < 1 || rounds < 1 || writes < 1 || every < 1 || repeats < 1 || nprocs < 2
         || (!neighbour && strcmp(ex, "allreduce"))
         || bench_choose(modes_s, names, NMODES, chosen) < 1) {
         if (rank == 0)

@@ -61,7 +61,7 @@ noinst_PROGRAMS += %reldir%/model-reads
 # sync-hooks: what MPI's synchronization hooks (causal consistency) cost a
 # ping-pong and an allreduce: no file open, a file open, writes between.
 noinst_PROGRAMS += %reldir%/sync-hooks
-%canon_reldir%_sync_hooks_SOURCES = %reldir%/sync-hooks.c
+%canon_reldir%_sync_hooks_SOURCES = %reldir%/sync-hooks.c %reldir%/bench.c %reldir%/bench.h
 %canon_reldir%_sync_hooks_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_sync_hooks_LDADD = $(MPI_LIBS)
 

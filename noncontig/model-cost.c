@@ -130,23 +130,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-dir"))
-            dir = argv[i + 1];
-        else if (!strcmp(argv[i], "-elmtsize"))
-            elmt = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-veclen"))
-            veclen = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "-steps"))
-            steps = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-repeats"))
-            repeats = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-modes"))
-            modes_s = argv[i + 1];
-        else
-            usage();
-    }
-    if ((argc - 1) % 2)
+    const struct bench_opt opts[] = {
+        {"-dir", 's', &dir}, {"-elmtsize", 'i', &elmt}, {"-veclen", 'l', &veclen},
+        {"-steps", 'i', &steps}, {"-repeats", 'i', &repeats}, {"-modes", 's', &modes_s},
+    };
+    if (bench_options(argc, argv, opts, 6) != 0)
         usage();
     const char *keys[NMODES];
     int use[NMODES];

@@ -136,23 +136,15 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-dir"))
-            dir = argv[i + 1];
-        else if (!strcmp(argv[i], "-size"))
-            size = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "-accesses"))
-            accesses = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-blocks"))
-            blocks = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-repeats"))
-            repeats = atoi(argv[i + 1]);
-        else {
-            if (rank == 0)
-                fprintf(stderr, "usage: model-reads [-dir DIR] [-size BYTES] [-accesses M] "
-                        "[-blocks B] [-repeats R]\n");
-            MPI_Abort(MPI_COMM_WORLD, 2);
-        }
+    const struct bench_opt opts[] = {
+        {"-dir", 's', &dir}, {"-size", 'l', &size}, {"-accesses", 'i', &accesses},
+        {"-blocks", 'i', &blocks}, {"-repeats", 'i', &repeats},
+    };
+    if (bench_options(argc, argv, opts, 5) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "usage: model-reads [-dir DIR] [-size BYTES] [-accesses M] "
+                    "[-blocks B] [-repeats R]\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (size < 1 || size > (1 << 30) || accesses < 1 || blocks < 1 || repeats < 1
         || nprocs < 2) {

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
+
 
 enum { IDLE, OPEN, WRITTEN, NSTATES };
 static const char *const state_names[] = { "idle", "open", "written" };
@@ -89,17 +91,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "-dir"))
-            dir = argv[i + 1];
-        else if (!strcmp(argv[i], "-iters"))
-            iters = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-repeats"))
-            repeats = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "-states"))
-            states_arg = argv[i + 1];
-    }
-    if (nprocs < 2 || iters < 1 || repeats < 1) {
+    const struct bench_opt opts[] = {
+        {"-dir", 's', &dir}, {"-iters", 'i', &iters}, {"-repeats", 'i', &repeats},
+        {"-states", 's', &states_arg},
+    };
+    if (bench_options(argc, argv, opts, 4) != 0 || nprocs < 2 || iters < 1 || repeats < 1) {
         if (rank == 0)
             fprintf(stderr, "usage: mpiexec -n 4 sync-hooks [-dir DIR] [-iters N] "
                     "[-repeats R] [-states idle,open,written]\n");
