@@ -22,11 +22,8 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     ADIOI_BBFS_FREE(bf->view_marks);
     ADIOI_BBFS_FREE(bf->size_marks);
     ADIOI_BBFS_FREE(bf->size_sizes);
-    /* The lower handle only borrowed the view; ADIO_Close would free it. */
-    lo->etype = MPI_BYTE;
-    lo->filetype = MPI_BYTE;
     if (!bf->lower_closed) {    /* (else the replay closed it, before removing the logs) */
-        ADIO_Close(lo, &close_err);
+        ADIOI_BBFS_Lower_close(lo, &close_err);
         if (*error_code == MPI_SUCCESS)
             *error_code = close_err;
     }

@@ -117,6 +117,15 @@ int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank)
                                 "**io", "bbfs: failed on another process, %d (see its error)", rank);
 }
 
+/* Closes the lower file.  It only borrowed the bbfs handle's view (etype
+ * and filetype), which ADIO_Close would free. */
+void ADIOI_BBFS_Lower_close(ADIO_File lo, int *error_code)
+{
+    lo->etype = MPI_BYTE;
+    lo->filetype = MPI_BYTE;
+    ADIO_Close(lo, error_code);
+}
+
 /* A driver prefix as MPI_File_open sees one ("ufs:/a"). */
 int ADIOI_BBFS_Name_has_prefix(const char *name)
 {

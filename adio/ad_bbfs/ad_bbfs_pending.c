@@ -547,9 +547,7 @@ int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int close_err;
 
-    lo->etype = MPI_BYTE;       /* (a borrowed view, not the lower file's to free) */
-    lo->filetype = MPI_BYTE;
-    ADIO_Close(lo, &close_err);
+    ADIOI_BBFS_Lower_close(lo, &close_err);
     int injected = logfs_fault("lower-close");
     if (injected && close_err == MPI_SUCCESS)
         close_err = ADIOI_Err_create_code((char *) myname, bf->canonical, injected);

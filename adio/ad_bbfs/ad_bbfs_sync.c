@@ -10,7 +10,9 @@
  * (a receive, a wait or test, a blocking collective's exit): its causal
  * handles' views are stale, so the next read looks again, and the next
  * write stamps a clock that comes after the writes released before (across
- * nodes, after hearing the map's server).  So a write that happens before a
+ * nodes, the stamp waits in the log's queue and takes the clock of the
+ * server's answer to the attach that releases it: no round trip of its
+ * own; docs/reliability.md, clocks).  So a write that happens before a
  * read through MPI communication is visible to that read, and a write that
  * MPI orders after another lands after it.
  *
