@@ -60,7 +60,6 @@ typedef struct ADIOI_BBFS_File {
     ADIOI_BBFS_Hints hints;
 #define ADIOI_BBFS_SERVER_FACTS 9
     uint64_t server_facts[ADIOI_BBFS_SERVER_FACTS];    /* reduced at open (SetInfo) */
-    int server_facts_reduced;
     int hint_error;             /* ADIO_Open drops SetInfo's error code; OpenColl
                                  * reports this one instead */
     int lower_fstype;           /* the lower driver, for side files (manifest) */

@@ -138,10 +138,8 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     if (at_open)
         ADIOI_BBFS_Server_facts(&parsed, mine + 3);
     MPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MIN, fd->comm);
-    if (at_open) {
+    if (at_open)
         memcpy(bf->server_facts, all + 3, sizeof(bf->server_facts));
-        bf->server_facts_reduced = 1;
-    }
     all[0] = !all[0];           /* (some process rejected them) */
     all[2] = ~all[2];           /* (the greatest digest: equal to the least if all agree) */
     if (err == MPI_SUCCESS && all[0])

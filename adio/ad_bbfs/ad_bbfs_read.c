@@ -102,15 +102,21 @@ static void metalog_sizes(const ADIOI_BBFS_File * bf, long long *out)
  * only when some metalog grew (reads between writes are the common case:
  * HDF5 reads its metadata in many small reads).  Other handles' sessions
  * are not watched this way: with any, the view is rebuilt every time. */
+/* Whether some metalog's size differs from then[] (metalog_sizes'). */
+static int metalogs_changed(ADIOI_BBFS_File * bf, const long long *then)
+{
+    long long *now = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
+    metalog_sizes(bf, now);
+    int changed = memcmp(now, then, sizeof(long long) * bf->nwriters) != 0;
+    ADIOI_Free(now);
+    return changed;
+}
+
 static int logs_grew(ADIOI_BBFS_File * bf)
 {
     if (!bf->remote || !bf->view_sizes || bf->others_live || !bf->metalogs)
         return 1;
-    long long *now = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
-    metalog_sizes(bf, now);
-    int grew = memcmp(now, bf->view_sizes, sizeof(long long) * bf->nwriters) != 0;
-    ADIOI_Free(now);
-    return grew;
+    return metalogs_changed(bf, bf->view_sizes);
 }
 
 /* Which writer's datalog holds each synced byte, newest epoch winning. */
@@ -692,15 +698,10 @@ static int logged_end(ADIOI_BBFS_File * bf, ADIO_Offset * end)
      * (HDF5 asks the size at every flush and close; a plan costs 100 µs,
      * a stat of each metalog 1).  This process's records not yet flushed
      * are in own_end, which the caller adds. */
-    if (resume && !bf->others_live && bf->metalogs && bf->size_sizes) {
-        long long *now = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
-        metalog_sizes(bf, now);
-        int same = memcmp(now, bf->size_sizes, sizeof(long long) * bf->nwriters) == 0;
-        ADIOI_Free(now);
-        if (same) {
-            *end = bf->size_end;
-            return MPI_SUCCESS;
-        }
+    if (resume && !bf->others_live && bf->metalogs && bf->size_sizes
+        && !metalogs_changed(bf, bf->size_sizes)) {
+        *end = bf->size_end;
+        return MPI_SUCCESS;
     }
     if (bf->metalogs && ADIOI_BBFS_View_has_own(bf)
         && (rc = logfs_writer_flush(bf->writer, &le)) != LOGFS_OK)

@@ -132,6 +132,14 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
     return rc;
 }
 
+/* The server the hints or the environment name (bbfs_server, BBFS_SERVER),
+ * or NULL for none. */
+static const char *server_named(const ADIOI_BBFS_Hints * hints)
+{
+    const char *env = getenv("BBFS_SERVER");
+    return strcmp(hints->server, "auto") != 0 ? hints->server : env && *env ? env : NULL;
+}
+
 /* One reduction settles the usual case, one node: the least and greatest
  * hash of the host names (MPICH groups a node's processes by name too; 64
  * bits: two names that collide are as unlikely as anything here), whether
@@ -141,10 +149,8 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
  * handle, so that every process takes the same path. */
 void ADIOI_BBFS_Server_facts(const ADIOI_BBFS_Hints * hints, uint64_t * facts)
 {
-    const char *env = getenv("BBFS_SERVER");
     int force = ADIOI_BBFS_Force_remote(hints);
-    const char *named = strcmp(hints->server, "auto") != 0 ? hints->server
-        : env && *env ? env : NULL;
+    const char *named = server_named(hints);
     char host[256] = "";
     gethostname(host, sizeof(host) - 1);
     uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
@@ -163,25 +169,16 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_SERVER_OPEN";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    const char *env = getenv("BBFS_SERVER");
     int err_here = 0;
     char err[1024] = "";
 
     *error_code = MPI_SUCCESS;
-    int force;
-    const char *named = strcmp(bf->hints.server, "auto") != 0 ? bf->hints.server
-        : env && *env ? env : NULL;
-    uint64_t all[ADIOI_BBFS_SERVER_FACTS];
-    if (bf->server_facts_reduced)
-        memcpy(all, bf->server_facts, sizeof(all));
-    else {
-        uint64_t facts[ADIOI_BBFS_SERVER_FACTS];
-        ADIOI_BBFS_Server_facts(&bf->hints, facts);
-        MPI_Allreduce(facts, all, ADIOI_BBFS_SERVER_FACTS, MPI_UINT64_T, MPI_MIN, fd->comm);
-    }
+    const char *named = server_named(&bf->hints);
+    /* (reduced by the open's hint check, which every open makes first) */
+    const uint64_t *all = bf->server_facts;
     int one_host = all[0] == ~all[1], one_node = one_host && all[8];
     int one_logdir = all[2] == ~all[3], all_dir = (int) all[4];
-    force = !all[5];            /* (forced anywhere: forced everywhere) */
+    int force = !all[5];        /* (forced anywhere: forced everywhere) */
     if (!all[6] && !all[7]) {
         *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, "a server is named (bbfs_server, "
                                             "BBFS_SERVER) on some processes only: name the "
