@@ -1,5 +1,6 @@
 /* For the cluster tests: which processes run on another node than rank 0,
- * and the error and block checks they share. */
+ * the error and block checks they share, and the files by which a test and
+ * the script that runs it take turns. */
 #ifndef TESTS_CLUSTER_OFF_NODE_H
 #define TESTS_CLUSTER_OFF_NODE_H
 
@@ -7,12 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A malloc'ed array: [r] is 1 if process r of MPI_COMM_WORLD runs on
  * another host than rank 0.  Aborts the job, saying why, when every
  * process runs on one host.  Collective. */
-static int *off_rank0_node(void)
+static inline int *off_rank0_node(void)
 {
     int rank, nprocs, n = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -37,7 +39,7 @@ static int *off_rank0_node(void)
 
 /* 1 (the error printed, with the process and what failed) unless err is
  * MPI_SUCCESS. */
-static int cluster_failed(int err, const char *what)
+static inline int cluster_failed(int err, const char *what)
 {
     if (err == MPI_SUCCESS)
         return 0;
@@ -67,6 +69,30 @@ static inline int cluster_expect(MPI_File fh, long long off, const unsigned char
         }
     free(got);
     return bad;
+}
+
+/* Makes DIR/NAME (empty): a sign for whoever waits for it. */
+static inline void cluster_touch(const char *dir, const char *name)
+{
+    char p[4200];
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    if (f)
+        fclose(f);
+}
+
+/* 1 once DIR/NAME exists, 0 if it did not come within 120 s. */
+static inline int cluster_wait_file(const char *dir, const char *name)
+{
+    char p[4200];
+    struct stat st;
+    snprintf(p, sizeof(p), "%s/%s", dir, name);
+    for (int i = 0; stat(p, &st) != 0; i++) {
+        if (i > 2400)
+            return 0;
+        usleep(50000);
+    }
+    return 1;
 }
 
 #endif

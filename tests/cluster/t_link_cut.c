@@ -30,6 +30,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "off_node.h"
+
 #define BLK 4096
 
 static int rank, failures;
@@ -60,28 +62,15 @@ static const char *errstr(int rc)
 static void say(const char *name)
 {
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        char p[4200];
-        snprintf(p, sizeof(p), "%s/%s", dir, name);
-        FILE *f = fopen(p, "w");
-        if (f)
-            fclose(f);
-    }
+    if (rank == 0)
+        cluster_touch(dir, name);
 }
 
 static void await(const char *name)
 {
-    if (rank == 0) {
-        char p[4200];
-        struct stat st;
-        snprintf(p, sizeof(p), "%s/%s", dir, name);
-        for (int i = 0; stat(p, &st) != 0; i++) {
-            if (i > 2400) {
-                fprintf(stderr, "FAIL [%s]: %s never came (120 s)\n", role, p);
-                MPI_Abort(MPI_COMM_WORLD, 1);
-            }
-            usleep(50000);
-        }
+    if (rank == 0 && !cluster_wait_file(dir, name)) {
+        fprintf(stderr, "FAIL [%s]: %s/%s never came (120 s)\n", role, dir, name);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }

@@ -76,28 +76,6 @@ static int check(const char *path, const char *dir)
     return bad;
 }
 
-static void touch(const char *dir, const char *name)
-{
-    char p[4200];
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
-    FILE *f = fopen(p, "w");
-    if (f)
-        fclose(f);
-}
-
-static int await(const char *dir, const char *name)
-{
-    char p[4200];
-    struct stat st;
-    snprintf(p, sizeof(p), "%s/%s", dir, name);
-    for (int i = 0; stat(p, &st) != 0; i++) {
-        if (i > 2400)
-            return 0;
-        usleep(50000);
-    }
-    return 1;
-}
-
 static int write_block(MPI_File fh, int block)
 {
     char buf[BLK];
@@ -152,7 +130,7 @@ int main(int argc, char **argv)
     CHECK(MPI_File_sync(fh) == MPI_SUCCESS, "the first sync");
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
-        touch(dir, "synced");
+        cluster_touch(dir, "synced");
     if (off[rank]) {
         char p[4200];
         snprintf(p, sizeof(p), "%s/off.%d", dir, rank);
@@ -164,7 +142,7 @@ int main(int argc, char **argv)
         for (;;)
             pause();
     }
-    if (!await(dir, "killed")) {
+    if (!cluster_wait_file(dir, "killed")) {
         fprintf(stderr, "FAIL [rank %d]: %s/killed never came (120 s)\n", rank, dir);
         _exit(1);
     }
