@@ -54,6 +54,13 @@
  *                      fill values in one call, then its data in the next, or
  *                      after a barrier with independent writes).  Writes
  *                      before the first ORDER have seq 0.
+ *     [step:varint]    (version 4) when present, > 0 (and seq may be 0: a
+ *                      first block made before any call): the next record is a
+ *                      WRITE of one group of at least two blocks, one per
+ *                      collective call, block i made at count seq + i*step
+ *                      (and the count after it is the last block's): each
+ *                      of a run of single-block calls keeps its own count
+ *                      without an ORDER and a WRITE record of its own.
  *
  *   STAMP   (version 3; a time on a clock all handles of the file share)
  *     clock:varint     nanoseconds; never smaller than an earlier STAMP's.
@@ -87,9 +94,9 @@
 
 #define LOGFS_MAGIC "bbfsmlog"
 #define LOGFS_MAGIC_LEN 8
-#define LOGFS_FORMAT_VERSION 3u
+#define LOGFS_FORMAT_VERSION 4u
 /* Oldest version this build still reads (version 1 has no ORDER records,
- * versions 1 and 2 no STAMP records). */
+ * versions 1 and 2 no STAMP records, versions 1 to 3 no ORDER step). */
 #define LOGFS_FORMAT_VERSION_MIN 1u
 
 /* crc(4) + len(4) + type(1) */

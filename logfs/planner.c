@@ -122,18 +122,36 @@ static int add_write(struct wepoch *w, uint32_t rank, const struct logfs_record 
 {
     struct logfs_group_iter it;
     struct op o = {{0, 0, 0, 0}, rec->u.write.dlog_off, w->seq, w->stamp, rank};
+    uint64_t step = rec->u.write.seq_step;
     int rc;
 
     w->dirty = 1;
     logfs_group_iter_init(&it, rec->u.write.groups, rec->u.write.groups_len);
     while (logfs_group_next(&it, &o.g) == 1) {
         uint64_t end = group_end(&o.g);
+        if (end > w->max_end)
+            w->max_end = end;
+        if (step) {
+            /* A block per collective call, each at its own count (the
+             * reader checked: one group): an op each, as separate ORDER
+             * and WRITE records would have made. */
+            struct logfs_group g = o.g;
+            o.g.count = 1;
+            o.g.stride = 0;
+            for (uint64_t i = 0; i < g.count; i++) {
+                o.g.offset = logfs_group_block(&g, i);
+                o.seq = w->seq + i * step;
+                if ((rc = plan_push_ops(&w->ops, &w->nops, &w->capops, &o, 1)))
+                    return rc;
+                o.dlog += g.blocklen;
+            }
+            w->seq = o.seq;
+            continue;
+        }
         if (o.g.count == 1)
             o.g.stride = 0;
         if ((rc = plan_push_ops(&w->ops, &w->nops, &w->capops, &o, 1)))
             return rc;
-        if (end > w->max_end)
-            w->max_end = end;
         o.dlog += o.g.count * o.g.blocklen;
     }
     return LOGFS_OK;

@@ -37,6 +37,7 @@ struct logfs_reader {
     struct logfs_header hdr;
     uint64_t epoch;         /* open epoch */
     uint64_t order_seq;     /* the last ORDER record's seq (0: none yet) */
+    uint64_t order_step;    /* the last ORDER's step, until its WRITE */
     uint64_t stamp;         /* the last STAMP record's clock (0: none yet) */
     uint64_t dlog_end;      /* end of the data the last WRITE covered */
     int closed;
@@ -317,6 +318,19 @@ static int parse_write(struct logfs_reader *r, const uint8_t *p, uint32_t n,
         return corrupt(r, rec->offset, "WRITE record whose groups do not add up to its byte count", err);
     if (rec->u.write.dlog_off < r->dlog_end || rec->u.write.dlog_off > UINT64_MAX - sum)
         return corrupt(r, rec->offset, "WRITE record pointing backwards in the datalog", err);
+    if (r->order_step) {
+        /* (the ORDER before said: one group, a block per collective call) */
+        struct logfs_group_iter one;
+        logfs_group_iter_init(&one, q, (size_t)(end - q));
+        logfs_group_next(&one, &g);
+        if (ngroups != 1 || g.count < 2 ||
+            (unsigned __int128)(g.count - 1) * r->order_step > UINT64_MAX - r->order_seq)
+            return corrupt(r, rec->offset, "WRITE record after an ORDER with a step is not one "
+                           "group of blocks", err);
+        rec->u.write.seq_step = r->order_step;
+        r->order_seq += (g.count - 1) * r->order_step;
+        r->order_step = 0;
+    }
     r->dlog_end = rec->u.write.dlog_off + sum;
     rec->u.write.groups = q;
     rec->u.write.groups_len = (size_t)(end - q);
@@ -356,6 +370,8 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
     rec->length = n;
     rec->epoch = r->epoch;
     q = p;
+    if (r->order_step && type != LOGFS_REC_WRITE)
+        return corrupt(r, rec->offset, "ORDER record with a step not followed by its WRITE", err);
     switch (type) {
     case LOGFS_REC_WRITE:
         if ((rc = parse_write(r, p, n, rec, err)))
@@ -382,11 +398,16 @@ int logfs_reader_next(struct logfs_reader *r, struct logfs_record *rec, struct l
     case LOGFS_REC_ORDER:
         if (r->hdr.version < 2)
             return corrupt(r, rec->offset, "ORDER record in a version 1 metalog", err);
-        if (logfs_get_varint(&q, p + n, &rec->u.order.seq) || q != p + n || rec->u.order.seq == 0)
+        /* (with a step, block 0 may be at count 0: made before any call) */
+        if (logfs_get_varint(&q, p + n, &rec->u.order.seq) ||
+            (q != p + n && (r->hdr.version < 4 || logfs_get_varint(&q, p + n, &rec->u.order.step) ||
+                            rec->u.order.step == 0)) ||
+            q != p + n || (rec->u.order.seq == 0 && rec->u.order.step == 0))
             return corrupt(r, rec->offset, "malformed ORDER record", err);
         if (rec->u.order.seq < r->order_seq)
             return corrupt(r, rec->offset, "ORDER record going backwards", err);
         r->order_seq = rec->u.order.seq;
+        r->order_step = rec->u.order.step;
         break;
     case LOGFS_REC_STAMP:
         if (r->hdr.version < 3)
@@ -465,6 +486,7 @@ void logfs_reader_get_mark(const struct logfs_reader *r, struct logfs_reader_mar
     m->pos = r->pos;
     m->epoch = r->epoch;
     m->order_seq = r->order_seq;
+    m->order_step = r->order_step;
     m->stamp = r->stamp;
     m->dlog_end = r->dlog_end;
     m->closed = r->closed;
@@ -483,6 +505,7 @@ int logfs_reader_resume(struct logfs_reader *r, const struct logfs_reader_mark *
     r->pos = m->pos;
     r->epoch = m->epoch;
     r->order_seq = m->order_seq;
+    r->order_step = m->order_step;
     r->stamp = m->stamp;
     r->dlog_end = m->dlog_end;
     r->closed = m->closed;

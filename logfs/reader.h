@@ -59,6 +59,8 @@ struct logfs_record {
             const uint8_t *groups; /* encoded groups: use logfs_group_iter_init() */
             size_t groups_len;     /* valid until the next call on the reader */
             uint64_t ngroups;      /* number of groups */
+            uint64_t seq_step;     /* > 0: one group whose block i was made at
+                                    * the ORDER's seq + i * seq_step */
         } write;
         struct {
             uint64_t epoch;    /* epoch closed */
@@ -69,6 +71,7 @@ struct logfs_record {
         } setsize;
         struct {
             uint64_t seq;      /* collective calls entered (ORDER, format.h) */
+            uint64_t step;     /* > 0: the count's step per block of the next WRITE */
         } order;
         struct {
             uint64_t clock;    /* nanoseconds on the file's shared clock (STAMP) */
@@ -147,7 +150,7 @@ int logfs_reader_seal(const struct logfs_reader *r, struct logfs_seal *out);
  * logs that looks again after every synchronization does. */
 struct logfs_reader_mark {
     uint64_t pos;       /* 0: no mark (read from the start) */
-    uint64_t epoch, order_seq, stamp, dlog_end;
+    uint64_t epoch, order_seq, order_step, stamp, dlog_end;
     int closed;
 };
 

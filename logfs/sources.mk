@@ -7,7 +7,7 @@ LOGFS_HDRS = \
 	%reldir%/errors.h %reldir%/crc32c.h %reldir%/extents.h %reldir%/rangemap.h \
 	%reldir%/index.h %reldir%/datalog.h %reldir%/writer.h %reldir%/reader.h \
 	%reldir%/seal.h %reldir%/planner.h %reldir%/plan_internal.h %reldir%/manifest.h \
-	%reldir%/sessions.h %reldir%/fault.h %reldir%/frame.h
+	%reldir%/sessions.h %reldir%/fault.h %reldir%/frame.h %reldir%/writer_internal.h
 LOGFS_SRCS = \
 	%reldir%/errors.c \
 	%reldir%/fsutil.c \
@@ -19,6 +19,7 @@ LOGFS_SRCS = \
 	%reldir%/index.c \
 	%reldir%/datalog.c \
 	%reldir%/writer.c \
+	%reldir%/writer_steps.c \
 	%reldir%/reader.c \
 	%reldir%/seal.c \
 	%reldir%/datalog_reader.c \

@@ -25,59 +25,7 @@
 #include "index.h"
 #include "internal.h"
 #include "seal.h"
-
-/* Queued metalog records are written out once they exceed this. */
-#define META_FLUSH_AT ((size_t)64 << 10)
-
-struct logfs_writer {
-    struct logfs_datalog dl;
-    int mfd;
-    char *mpath;
-    uint8_t *mbuf;       /* queued records, not yet in the metalog file */
-    size_t mfill, mcap;
-    uint64_t mflushed;   /* bytes in the metalog file */
-    uint64_t max_meta;
-    int durable;
-    uint64_t epoch;
-    uint64_t order_seq;     /* collective calls entered (logfs_writer_order) */
-    uint64_t order_logged;  /* the seq of the last ORDER record queued */
-    uint64_t stamp;         /* the last clock given (logfs_writer_stamp) */
-    uint64_t stamp_logged;  /* the clock of the last STAMP record queued */
-    uint64_t process;       /* written in every STAMP (opts.process) */
-    /* a stamp whose clock comes later (logfs_writer_stamp_later): pending
-     * until filled; its record, once queued, at mbuf[slot] */
-    int later;
-    logfs_clock_fn later_fn;
-    void *later_arg;
-    int slot_queued;
-    size_t slot;
-
-    int sfd;             /* the seal file */
-    char *spath;
-    uint64_t seal_seq;   /* seals written so far */
-    uint64_t sealed;     /* metalog length the last seal recorded */
-    uint64_t file_id;    /* identity, repeated in every seal */
-    uint32_t rank, nwriters;
-
-    int in_call;
-    /* The last call's open group and run, kept past end_write so that the
-     * next call's blocks can continue its stride: HDF5 writes a strided
-     * selection as one 8-byte write_at per element, and 10^6 such calls
-     * become one strided group, not 10^6 records (replayed 10x faster).
-     * Anything that needs the records (a sync, flush, set_size, a new
-     * order or stamp, close) or fails a call settles them first. */
-    int carry;
-    int carry_calls;            /* (opts) carry at all */
-    int carried_in;             /* this call goes on with a carried group */
-    uint64_t run_off, run_len, run_dlog; /* contiguous run being extended */
-    struct logfs_grouper gr;
-    uint8_t *rbuf;       /* groups of the WRITE record being built */
-    size_t rfill;
-    uint64_t rec_dlog, rec_nbytes;
-    uint64_t next_dlog;  /* datalog offset of the first byte no group covers yet */
-
-    struct logfs_index *ix; /* read-your-writes (NULL: not tracked) */
-};
+#include "writer_internal.h"
 
 void logfs_writer_opts_init(struct logfs_writer_opts *o)
 {
@@ -96,8 +44,8 @@ static int mreserve(struct logfs_writer *w, size_t more, struct logfs_error *err
 }
 
 /* Queue one record whose payload is @p a followed by @p b. */
-static int queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
-                        const uint8_t *b, size_t blen, struct logfs_error *err)
+int logfs_writer_queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
+                              const uint8_t *b, size_t blen, struct logfs_error *err)
 {
     int rc = mreserve(w, LOGFS_REC_HEADER_LEN + alen + blen, err);
     if (rc)
@@ -184,7 +132,7 @@ static int write_header(struct logfs_writer *w, const struct logfs_writer_opts *
     logfs_put64(h + 12, o->file_id);
     logfs_put32(h + 20, o->rank);
     logfs_put32(h + 24, o->nwriters);
-    int rc = queue_record(w, LOGFS_REC_HEADER, h, sizeof h, NULL, 0, err);
+    int rc = logfs_writer_queue_record(w, LOGFS_REC_HEADER, h, sizeof h, NULL, 0, err);
     return rc ? rc : flush_meta(w, err);
 }
 
@@ -270,6 +218,8 @@ static void reset_call(struct logfs_writer *w)
 {
     w->in_call = 0;
     w->carried_in = 0;
+    w->stashed = 0;
+    w->call_runs = 0;
     w->run_len = 0;
     w->rfill = 0;
     w->rec_nbytes = 0;
@@ -280,14 +230,29 @@ int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err)
 {
     if (w->in_call)
         return logfs_fail(err, LOGFS_ESTATE, 0, "begin_write inside a write call");
-    if (w->carry) {             /* go on with the last call's group and run */
+    if (w->carry && w->rec_seq == w->order_seq) {
+        /* go on with the last call's group and run */
         w->carry = 0;
+        w->single = 0;
         w->in_call = 1;
         w->carried_in = 1;
+        w->call_runs = 0;
         return LOGFS_OK;
+    }
+    if (w->carry)               /* (one block of one call, at another count) */
+        logfs_steps_from_carry(w);
+    int stash = 0;
+    if (w->steps.active) {
+        uint64_t last = w->steps.seq0 + (w->steps.g.count - 1) * w->steps.step;
+        int rc = last != w->order_seq ? LOGFS_OK : logfs_steps_finish(w, err);
+        if (rc)
+            return rc;
+        stash = w->steps.active;
     }
     reset_call(w);
     w->in_call = 1;
+    w->stashed = stash;
+    w->rec_seq = w->order_seq;
     w->next_dlog = w->dl.len;
     return LOGFS_OK;
 }
@@ -295,14 +260,16 @@ int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err)
 /* STAMP and ORDER records go just before the first WRITE or SETSIZE they
  * mark: syncs, switches and collective calls that write nothing cost
  * nothing. */
-static int marks_before_record(struct logfs_writer *w, struct logfs_error *err)
+int logfs_writer_marks(struct logfs_writer *w, uint64_t seq, uint64_t step, uint64_t last,
+                       struct logfs_error *err)
 {
-    uint8_t p[10];
+    uint8_t p[20];
+    size_t n;
     int rc;
     if (w->stamp != w->stamp_logged || (w->later && !w->slot_queued)) {
         uint8_t s[20];
         size_t n = stamp_payload(w, s, w->stamp, w->later), at = w->mfill;
-        if ((rc = queue_record(w, LOGFS_REC_STAMP, s, n, NULL, 0, err)))
+        if ((rc = logfs_writer_queue_record(w, LOGFS_REC_STAMP, s, n, NULL, 0, err)))
             return rc;
         w->stamp_logged = w->stamp;
         if (w->later) {
@@ -310,11 +277,14 @@ static int marks_before_record(struct logfs_writer *w, struct logfs_error *err)
             w->slot = at;
         }
     }
-    if (w->order_seq == w->order_logged)
+    if (seq == w->order_logged && !step)
         return LOGFS_OK;
-    if ((rc = queue_record(w, LOGFS_REC_ORDER, p, logfs_put_varint(p, w->order_seq), NULL, 0, err)))
+    n = logfs_put_varint(p, seq);
+    if (step)
+        n += logfs_put_varint(p + n, step);
+    if ((rc = logfs_writer_queue_record(w, LOGFS_REC_ORDER, p, n, NULL, 0, err)))
         return rc;
-    w->order_logged = w->order_seq;
+    w->order_logged = step ? last : seq;
     return LOGFS_OK;
 }
 
@@ -325,18 +295,19 @@ static int finish_record(struct logfs_writer *w, struct logfs_error *err)
     int rc;
     if (w->rfill == 0)
         return LOGFS_OK;
-    if ((rc = marks_before_record(w, err)))
+    /* (steps open beside this call were made before it) */
+    if ((rc = logfs_steps_finish(w, err)) || (rc = logfs_writer_marks(w, w->rec_seq, 0, 0, err)))
         return rc;
     n = logfs_put_varint(pre, w->rec_dlog);
     n += logfs_put_varint(pre + n, w->rec_nbytes);
-    rc = queue_record(w, LOGFS_REC_WRITE, pre, n, w->rbuf, w->rfill, err);
+    rc = logfs_writer_queue_record(w, LOGFS_REC_WRITE, pre, n, w->rbuf, w->rfill, err);
     w->rfill = 0;
     w->rec_nbytes = 0;
     return rc;
 }
 
-static int queue_index(struct logfs_writer *w, const struct logfs_group *g, uint64_t dlog,
-                       struct logfs_error *err)
+int logfs_writer_queue_index(struct logfs_writer *w, const struct logfs_group *g, uint64_t dlog,
+                             struct logfs_error *err)
 {
     if (w->ix && logfs_index_queue(w->ix, g, dlog, w->epoch))
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for the local index");
@@ -346,7 +317,7 @@ static int queue_index(struct logfs_writer *w, const struct logfs_group *g, uint
 static int emit_group(struct logfs_writer *w, const struct logfs_group *g, struct logfs_error *err)
 {
     uint64_t bytes = g->count * g->blocklen;
-    int rc = queue_index(w, g, w->next_dlog, err);
+    int rc = logfs_writer_queue_index(w, g, w->next_dlog, err);
     if (rc)
         return rc;
     if (w->rfill == 0)
@@ -385,10 +356,11 @@ static int finish_call(struct logfs_writer *w, struct logfs_error *err)
 /* The records a carried call still holds, queued (see carry). */
 static int settle(struct logfs_writer *w, struct logfs_error *err)
 {
-    int rc;
-    if (!w->carry)
-        return LOGFS_OK;
+    int rc = logfs_steps_finish(w, err);        /* (older than any carry) */
+    if (rc || !w->carry)
+        return rc;
     w->carry = 0;
+    w->single = 0;
     rc = finish_call(w, err);
     reset_call(w);
     return rc;
@@ -431,6 +403,7 @@ int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
     w->run_off = off;
     w->run_len = len;
     w->run_dlog = at;
+    w->call_runs++;
     return LOGFS_OK;
 fail:
     fail_call(w);
@@ -463,6 +436,7 @@ int logfs_writer_add_run(struct logfs_writer *w, uint64_t off, uint64_t blocklen
         return logfs_writer_add_extent(w, off, count * blocklen, data, err);
     if ((rc = logfs_datalog_append(&w->dl, data, (size_t)(count * blocklen), err)))
         goto fail;
+    w->call_runs += count;
     /* Exactly what add_extent per block would do: block 0 may continue the
      * open run; blocks 0 .. count-2 then go to the grouper; the last block
      * stays open as the run, so a following contiguous extent extends it. */
@@ -503,9 +477,15 @@ int logfs_writer_end_write(struct logfs_writer *w, struct logfs_error *err)
     if (!w->carry_calls) {
         rc = finish_call(w, err);
         reset_call(w);
+    } else if (w->stashed && logfs_steps_take_call(w)) {
+        reset_call(w);          /* (its block went on the steps) */
     } else {
+        /* (steps it did not join go before its records) */
+        rc = w->stashed ? logfs_steps_finish(w, err) : LOGFS_OK;
+        w->single = !w->carried_in && w->call_runs == 1 && w->rfill == 0 && w->gr.g.count == 0;
         w->in_call = 0;
         w->carried_in = 0;
+        w->stashed = 0;
         w->carry = 1;           /* the next call may continue the stride */
     }
     if (rc == LOGFS_OK && w->mfill >= META_FLUSH_AT)
@@ -574,7 +554,7 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
         return rc;
     n = logfs_put_varint(p, w->epoch);
     n += logfs_put_varint(p + n, w->dl.len);
-    if ((rc = queue_record(w, type, p, n, NULL, 0, err)))
+    if ((rc = logfs_writer_queue_record(w, type, p, n, NULL, 0, err)))
         return rc;
     if ((rc = flush_meta(w, err))) {
         w->mfill = saved;
@@ -604,11 +584,11 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
     if ((rc = settle(w, err)))
         return rc;
     struct logfs_group cut = {size, 0, 0, 0};
-    if ((rc = queue_index(w, &cut, 0, err)))
+    if ((rc = logfs_writer_queue_index(w, &cut, 0, err)))
         return rc;
-    if ((rc = marks_before_record(w, err)))
+    if ((rc = logfs_writer_marks(w, w->order_seq, 0, 0, err)))
         return rc;
-    rc = queue_record(w, LOGFS_REC_SETSIZE, p, logfs_put_varint(p, size), NULL, 0, err);
+    rc = logfs_writer_queue_record(w, LOGFS_REC_SETSIZE, p, logfs_put_varint(p, size), NULL, 0, err);
     if (!rc && w->mfill >= META_FLUSH_AT)
         rc = flush_meta(w, err);
     return rc;
@@ -621,7 +601,10 @@ int logfs_writer_order(struct logfs_writer *w, uint64_t seq, struct logfs_error 
     if (seq < w->order_seq)
         return logfs_fail(err, LOGFS_EINVAL, 0, "collective call count going backwards (%llu after %llu)",
                           (unsigned long long)seq, (unsigned long long)w->order_seq);
-    if (seq != w->order_seq) {  /* the carried records belong before it */
+    /* The carried records belong before it, unless they may become the
+     * first of steps, or are steps (the next call decides). */
+    int wait = (w->carry && w->single) || (w->steps.active && !w->carry);
+    if (seq != w->order_seq && !wait) {
         int rc = settle(w, err);
         if (rc)
             return rc;
@@ -774,6 +757,8 @@ static int catch_up(const struct logfs_writer *w)
 {
     int rc = logfs_index_catch_up(w->ix);
     int open = w->in_call || w->carry;
+    if (rc == LOGFS_OK)
+        rc = logfs_steps_index(w);
     if (rc == LOGFS_OK && open && w->gr.g.count)
         rc = logfs_index_group(w->ix, &w->gr.g, w->next_dlog, w->epoch);
     if (rc == LOGFS_OK && open && w->run_len)

@@ -162,8 +162,10 @@ static int inspect(const char *path, int summary, int all, int check_data)
             break;
         case LOGFS_REC_ORDER:
             if (!summary)
-                printf("@%-8" PRIu64 " ORDER    e%" PRIu64 " after collective call %" PRIu64 "\n", rec.offset,
-                       rec.epoch, rec.u.order.seq);
+                printf("@%-8" PRIu64 " ORDER    e%" PRIu64 " after collective call %" PRIu64 "%s", rec.offset,
+                       rec.epoch, rec.u.order.seq, rec.u.order.step ? "" : "\n");
+            if (!summary && rec.u.order.step)
+                printf(", the next WRITE's blocks one per %" PRIu64 " boundaries\n", rec.u.order.step);
             break;
         case LOGFS_REC_STAMP:
             if (!summary)

@@ -1,7 +1,10 @@
 /*
  * What a bbfs file supports is what its lower file supports, except that
  * the open itself is bbfs's and not scalable (every rank opens the lower
- * file through ADIO_Open), and every process takes part in a resize.
+ * file through ADIO_Open), every process takes part in a resize, and a
+ * collective access may make no communication (a logged write does not:
+ * ROMIO's ordered calls then keep processes together with a barrier of
+ * their own, adio/mpich-patches/romio-unsynced-collectives.patch).
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -14,6 +17,10 @@ int ADIOI_BBFS_Feature(ADIO_File fd, int flag)
         return 0;
     /* Resize replays the logs, which needs every process. */
     if (flag == ADIO_SCALABLE_RESIZE)
+        return 1;
+    /* (Every handle says so, logging or not: an answer that differed
+     * between processes would leave some in the barrier.) */
+    if (flag == ADIO_UNSYNCED_COLL)
         return 1;
     return ADIO_Feature(bf->lower, flag);
 }

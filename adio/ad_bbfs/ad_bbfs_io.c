@@ -29,16 +29,35 @@ enum { READ, WRITE, READ_ALL };
  * another handle's session is live, and each process finds that out at
  * its own reads (one may look just before that session's replay, another
  * just after): of two processes that disagreed, one would read the logs
- * and the other wait in the lower file's collective read.  Collective. */
-static int collective_reads_logs(ADIO_File fd)
+ * and the other wait in the lower file's collective read.
+ *
+ * A logged collective write makes no communication (its order among the
+ * others' writes is the count of collective calls, ad_bbfs_order.c), so
+ * under the models that show others' writes without a sync (causal,
+ * posix) the collective read is what orders a write of an earlier
+ * collective call before it, as PnetCDF's and ROMIO's tests expect of a
+ * write_all followed by a read_all: its reduction is an MPI collective,
+ * whose entry releases this process's writes and whose exit acquires
+ * everyone's (ad_bbfs_sync.c; posix's writes are out at once).  One small
+ * allreduce per collective read, where ROMIO's own makes several.
+ * Collective; -1 with *error_code set if the reduction failed (a process
+ * is gone). */
+static int collective_reads_logs(ADIO_File fd, int *error_code)
 {
+    static char myname[] = "ADIOI_BBFS_READ_ALL";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    int mine = bf->others_live != 0, any;
+    int c = bf->hints.consistency;
+    int orders = c == ADIOI_BBFS_CONSISTENCY_CAUSAL || c == ADIOI_BBFS_CONSISTENCY_POSIX;
+    int mine = bf->others_live != 0, any = 0;
 
-    if (ADIOI_BBFS_Reads_logs_always(bf))
+    if (ADIOI_BBFS_Reads_logs_always(bf) && !orders)
         return 1;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, fd->comm);
-    return any;
+    int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, fd->comm);
+    if (rc != MPI_SUCCESS) {
+        *error_code = ADIOI_BBFS_Err_peer_lost(myname, rc);
+        return -1;
+    }
+    return any || ADIOI_BBFS_Reads_logs_always(bf);
 }
 
 /* Done through the logs: 1; the lower driver's to do: 0.  (buf is the
@@ -57,11 +76,17 @@ static int logged(ADIO_File fd, int dir, const void *buf, int count, MPI_Datatyp
             bf->times.calls++;
         }
     }
-    else if ((dir == READ && ADIOI_BBFS_Reads_logs(fd))
-             || (dir == READ_ALL && collective_reads_logs(fd)))
+    else if (dir == READ && ADIOI_BBFS_Reads_logs(fd))
         ADIOI_BBFS_Log_read(fd, (void *) buf, count, datatype, file_ptr_type, offset, contig,
                             status, error_code);
-    else
+    else if (dir == READ_ALL) {
+        int logs = collective_reads_logs(fd, error_code);
+        if (logs == 0)
+            return 0;
+        if (logs > 0)
+            ADIOI_BBFS_Log_read(fd, (void *) buf, count, datatype, file_ptr_type, offset,
+                                contig, status, error_code);
+    } else
         return 0;
     return 1;
 }
@@ -82,28 +107,6 @@ static int ilogged(ADIO_File fd, int dir, const void *buf, int count, MPI_Dataty
         MPIO_Completed_request_create(&fd, (MPI_Offset) bytes, error_code, request);
     }
     return 1;
-}
-
-/* A logged collective access needs no communication, but ROMIO's ordered
- * (shared file pointer) calls rely on the collective I/O inside them to
- * keep processes together: without it, process 0 can take the shared
- * pointer for the next ordered call before the last process has moved it
- * past this one.  Nothing every process sees alike tells an ordered call
- * from another collective one: whether this process has the shared
- * pointer's file open is no test (MPI_MODE_APPEND and seek_shared open it
- * on process 0 only, and a barrier there alone hung the next collective
- * call), nor is the file pointer the call uses (PnetCDF's processes with
- * nothing to write call write_all while the others call write_at_all).
- * So every logged collective access synchronises, where the lower driver
- * has a shared pointer at all: one small allreduce, where ROMIO's own
- * collective I/O would communicate several times.  It agrees the call's
- * error too, so that a collective call fails on every process or on none
- * (one node's full log device: MPI_ERR_NO_SPACE everywhere, at that call). */
-static void ordered_sync(ADIO_File fd, int *error_code)
-{
-    static char myname[] = "ADIOI_BBFS_COLLECTIVE";
-    if (ADIO_Feature(fd, ADIO_SHARED_FP))
-        *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
 }
 
 void ADIOI_BBFS_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
@@ -147,10 +150,8 @@ void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype
                                 int *error_code)
 {
     ADIOI_BBFS_Collective_begin(fd);
-    if (logged(fd, READ_ALL, buf, count, datatype, file_ptr_type, offset, 0, status,
-               error_code))
-        ordered_sync(fd, error_code);
-    else
+    if (!logged(fd, READ_ALL, buf, count, datatype, file_ptr_type, offset, 0, status,
+                error_code))
         LOWER(fd, ADIO_ReadStridedColl(lo, buf, count, datatype,
                                        file_ptr_type, offset, status, error_code));
     ADIOI_BBFS_Collective_end(fd);
@@ -161,9 +162,7 @@ void ADIOI_BBFS_WriteStridedColl(ADIO_File fd, const void *buf, int count,
                                  ADIO_Status * status, int *error_code)
 {
     ADIOI_BBFS_Collective_begin(fd);
-    if (logged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
-        ordered_sync(fd, error_code);
-    else
+    if (!logged(fd, WRITE, buf, count, datatype, file_ptr_type, offset, 0, status, error_code))
         LOWER(fd, ADIO_WriteStridedColl(lo, buf, count, datatype,
                                         file_ptr_type, offset, status, error_code));
     ADIOI_BBFS_Collective_end(fd);

@@ -3,13 +3,14 @@
 LOGFS_UNIT = %reldir%/logfs-unit
 check_PROGRAMS += $(LOGFS_UNIT)
 %canon_reldir%_logfs_unit_SOURCES = \
-	%reldir%/helpers.h %reldir%/helpers.cc \
+	%reldir%/helpers.h %reldir%/helpers.cc %reldir%/writers_fixture.h \
 	%reldir%/crc32c_test.cc \
 	%reldir%/errors_test.cc \
 	%reldir%/extents_test.cc \
 	%reldir%/rangemap_test.cc \
 	%reldir%/writer_test.cc \
 	%reldir%/carry_test.cc \
+	%reldir%/steps_test.cc \
 	%reldir%/run_test.cc \
 	%reldir%/reader_test.cc \
 	%reldir%/datalog_reader_test.cc \

@@ -12,73 +12,18 @@
 
 #include "helpers.h"
 #include "reader.h"
+#include "writers_fixture.h"
 
-class Planner : public ::testing::Test {
+class Planner : public LogWriters {
   protected:
-    void Writers(uint32_t n, uint64_t file_id = 42)
-    {
-        for (uint32_t r = 0; r < n; r++) {
-            auto o = Opts(dir, "w" + std::to_string(r), r, n, file_id);
-            logfs_writer *w;
-            ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
-            ws.push_back(w);
-            metas.push_back(dir.file("w" + std::to_string(r) + ".metalog"));
-        }
-    }
-    void TearDown() override
-    {
-        for (auto *w : ws)
-            logfs_writer_abandon(w);
-        logfs_plan_free(plan);
-    }
-    // Writer r writes `len` bytes at `off`, content derived from (r, off), and
-    // the model records them.
-    void Write(uint32_t r, uint64_t off, uint64_t len)
-    {
-        std::vector<uint8_t> d(len);
-        for (uint64_t i = 0; i < len; i++)
-            d[i] = (uint8_t)(r * 31 + (off + i) * 7 + salt);
-        ASSERT_EQ(LOGFS_OK, logfs_writer_write(ws[r], off, d.data(), len, &err)) << err.msg;
-        Model(off, d);
-    }
-    void Model(uint64_t off, const std::vector<uint8_t> &d)
-    {
-        if (model.size() < off + d.size())
-            model.resize(off + d.size(), 0);
-        std::copy(d.begin(), d.end(), model.begin() + (long)off);
-    }
+    // Writer r writes len bytes at off (content from r, off and the salt).
+    void Write(uint32_t r, uint64_t off, uint64_t len) { LogWriters::Write(r, off, len, salt); }
     void SyncAll()
     {
         for (auto *w : ws)
             ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
         salt++;
     }
-    void CloseAll()
-    {
-        for (auto *w : ws)
-            ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err)) << err.msg;
-        ws.clear();
-    }
-    void Build(logfs_plan_opts *o = nullptr)
-    {
-        std::vector<const char *> p;
-        for (auto &m : metas)
-            p.push_back(m.c_str());
-        logfs_plan_free(plan);
-        plan = nullptr;
-        ASSERT_EQ(LOGFS_OK, logfs_plan_build(p.data(), p.size(), o, &plan, &err)) << err.msg;
-    }
-    std::vector<uint8_t> Replay(uint32_t m, const std::string &name = "out")
-    {
-        EXPECT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file(name), m));
-        return ReadFile(dir.file(name));
-    }
-    TempDir dir;
-    logfs_error err{};
-    std::vector<logfs_writer *> ws;
-    std::vector<std::string> metas;
-    std::vector<uint8_t> model;
-    logfs_plan *plan = nullptr;
     int salt = 0;
 };
 
