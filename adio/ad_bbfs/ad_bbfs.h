@@ -507,6 +507,10 @@ int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err);
 /* The error of a process whose call failed on process rank (err_class there). */
 int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank);
 int ADIOI_BBFS_Err_peer_lost(const char *myname, int mpi_err);
+/* The canonical file through the lower driver, on fd's communicator
+ * (collective), and its close. */
+ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
+                                int *error_code);
 void ADIOI_BBFS_Lower_close(ADIO_File lo, int *error_code);
 void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code);

@@ -56,7 +56,6 @@ static void free_private(ADIO_File fd)
 void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    MPI_Comm lower_comm;
     ADIO_File lo;
     double t0 = MPI_Wtime();
 
@@ -78,18 +77,14 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     if (*error_code != MPI_SUCCESS)
         goto fn_fail;
 
-    /* The lower file is a complete ADIO file with its own communicator,
-     * hints and aggregators, so collective I/O on it is the lower driver's
-     * own.  Delete-on-close stays with the bbfs handle: it must also remove
+    /* The lower file is a complete ADIO file with its own hints and
+     * aggregators, so collective I/O on it is the lower driver's own.
+     * Delete-on-close stays with the bbfs handle: it must also remove
      * logs, and deleting twice would fail. */
-    MPI_Comm_dup(fd->comm, &lower_comm);
-    lo = ADIO_Open(fd->comm, lower_comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
-                   access_mode & ~ADIO_DELETE_ON_CLOSE, 0, MPI_BYTE, MPI_BYTE,
-                   bf->open_info, fd->perm, error_code);
-    if (*error_code != MPI_SUCCESS) {
-        MPI_Comm_free(&lower_comm);
+    lo = ADIOI_BBFS_Lower_open(fd, access_mode & ~ADIO_DELETE_ON_CLOSE, bf->open_info, fd->perm,
+                               error_code);
+    if (*error_code != MPI_SUCCESS)
         goto fn_fail;
-    }
     bf->lower = lo;
 
     fd->access_mode = access_mode;
@@ -115,7 +110,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     if (*error_code != MPI_SUCCESS) {
         int close_err;
         MPI_File h = lo;
-        ADIO_Close(lo, &close_err);
+        ADIOI_BBFS_Lower_close(lo, &close_err);
         MPIO_File_free(&h);
         bf->lower = NULL;
         goto fn_fail;

@@ -518,14 +518,10 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         return;
     }
 
-    MPI_Comm comm;
     int lower_err;
-    MPI_Comm_dup(fd->comm, &comm);
-    ADIO_File lo = ADIO_Open(fd->comm, comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
-                             ADIO_CREATE | ADIO_RDWR, 0, MPI_BYTE, MPI_BYTE, MPI_INFO_NULL,
-                             ADIO_PERM_NULL, &lower_err);
+    ADIO_File lo = ADIOI_BBFS_Lower_open(fd, ADIO_CREATE | ADIO_RDWR, MPI_INFO_NULL,
+                                         ADIO_PERM_NULL, &lower_err);
     if (lower_err != MPI_SUCCESS) {
-        MPI_Comm_free(&comm);
         *error_code = lower_err;
         pending_free(&p, 1);
         return;
