@@ -317,8 +317,11 @@ int logfs_writer_queue_index(struct logfs_writer *w, const struct logfs_group *g
 static int emit_group(struct logfs_writer *w, const struct logfs_group *g, struct logfs_error *err)
 {
     uint64_t bytes = g->count * g->blocklen;
-    int rc = logfs_writer_queue_index(w, g, w->next_dlog, err);
-    if (rc)
+    /* (steps this call began beside were written before it: their index
+     * entries and records go first, or the index would let their older
+     * bytes win over this call's) */
+    int rc = logfs_steps_finish(w, err);
+    if (rc || (rc = logfs_writer_queue_index(w, g, w->next_dlog, err)))
         return rc;
     if (w->rfill == 0)
         w->rec_dlog = w->next_dlog;

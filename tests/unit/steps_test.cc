@@ -198,6 +198,43 @@ TEST_F(Steps, EveryBlockIsReadBackAtOnce)
     }
 }
 
+// A call that begins beside steps and queues a group of its own while it
+// runs (three runs, the second of another length) wrote after the steps:
+// its bytes win where they overlap a step's, in the index as in the log.
+TEST_F(Steps, ACallBesideStepsWinsInTheIndexToo)
+{
+    Writers(1, true);
+    for (uint64_t k = 1; k <= 3; k++) {
+        Enter(k);
+        Write(0, (k - 1) * 8, 8, (int) k);
+        Leave(k);
+    }
+    Enter(4);
+    auto a = Data(0, 8, 8, 9), b = Data(0, 100, 16, 9), c = Data(0, 200, 4, 9);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_begin_write(ws[0], &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_add_extent(ws[0], 8, 8, a.data(), &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_add_extent(ws[0], 100, 16, b.data(), &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_add_extent(ws[0], 200, 4, c.data(), &err));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_end_write(ws[0], &err));
+    Leave(4);
+    Model(8, a);
+    Model(100, b);
+    Model(200, c);
+    std::vector<logfs_piece> seen;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_lookup(ws[0], 8, 8, 0,
+                                            [](void *v, const logfs_piece *p) {
+                                                static_cast<std::vector<logfs_piece> *>(v)
+                                                    ->push_back(*p);
+                                                return 0;
+                                            }, &seen));
+    ASSERT_EQ(1u, seen.size());
+    uint8_t got[8];
+    ASSERT_EQ(LOGFS_OK, logfs_writer_read_data(ws[0], seen[0].dlog_off, got, 8, &err));
+    EXPECT_EQ(0, memcmp(a.data(), got, 8)) << "the index gave a step's older bytes";
+    CloseAll();
+    EXPECT_EQ(model, Replayed(1));
+}
+
 // A reader that stopped between the ORDER and its WRITE (the WRITE not
 // there yet) goes on from its mark with the step still due.
 TEST_F(Steps, AMarkBetweenTheOrderAndItsWriteKeepsTheStep)
