@@ -11,7 +11,8 @@
  *   under a lock, which the reader watches under locks of its own.
  *
  * Then the writer writes past the end, and after a barrier the reader's
- * MPI_File_get_size, its first call after it, must count those bytes.
+ * MPI_File_get_size, its first call after it, must count those bytes (its
+ * call before the write, which it asks too, must not).
  *
  * The writer is rank 0, the reader the last rank (the chain's, rank 2).
  * Each kind writes its own tile of a noncontiguous file view (16-byte
@@ -214,6 +215,20 @@ int main(int argc, char **argv)
      * ordered before shows in it. */
     TL_MPI(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL));
     reader = tl_nprocs - 1;
+    /* (asked once before too, after a write of its own that makes the
+     * size look at the logs: an answer kept from before the barrier, while
+     * nothing had moved the end, must not serve after it.  The byte it
+     * writes is the last write of offset 0 in the ufs: run too, and of the
+     * highest rank in this epoch here, so the files still match.) */
+    if (tl_rank == reader) {
+        MPI_Offset before;
+        unsigned char b = 0x5a;
+        TL_MPI(MPI_File_write_at(fh, 0, &b, 1, MPI_BYTE, MPI_STATUS_IGNORE));
+        TL_MPI(MPI_File_get_size(fh, &before));
+        TL_CHECK(before == extent, "MPI_File_get_size before the write past the end: %lld, "
+                 "expected %lld", (long long) before, (long long) extent);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     if (tl_rank == writer) {
         tl_fill(buf, TILE, extent, NKINDS + 1);
         TL_MPI(MPI_File_write_at(fh, extent, buf, TILE, MPI_BYTE, MPI_STATUS_IGNORE));

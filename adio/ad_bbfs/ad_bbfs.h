@@ -108,6 +108,7 @@ typedef struct ADIOI_BBFS_File {
     int size_keyed;             /* size_marks and size_end hold (ad_bbfs_read.c) */
     ADIO_Offset size_end;
     long long *size_sizes;      /* the metalogs' sizes before size_end's plan */
+    unsigned long size_news;    /* ADIOI_BBFS_news + 1 when size_end was last found */
     struct logfs_plan_key view_last;    /* the latest of them (when view_keyed) */
     int view_keyed;
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */
@@ -403,6 +404,13 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
 /* ad_bbfs_times.c: with bbfs_timing, rank 0 prints on stderr where the
  * handle's time went, each part the slowest process's.  Collective. */
 void ADIOI_BBFS_Times_report(ADIO_File fd);
+
+/* Anything that may change what this process sees of a file: a write or
+ * size change through any handle, a sync, an acquire, a view dropped.
+ * Views go stale, and MPI_File_get_size's last answer from the logs
+ * (ad_bbfs_read.c) holds only while this count stands. */
+extern unsigned long ADIOI_BBFS_news;
+#define ADIOI_BBFS_NEWS(bf) do { (bf)->remote_stale = 1; ADIOI_BBFS_news++; } while (0)
 
 /* ADIOI_Free aborts on NULL; most of our frees may see one. */
 #define ADIOI_BBFS_FREE(p) do { if (p) ADIOI_Free(p); } while (0)

@@ -78,7 +78,7 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
                 return;         /* (still atomic, on every process) */
             bf->hints.consistency = bf->atomic_logged - 1;
             bf->atomic_logged = 0;
-            bf->remote_stale = 1;       /* (a view built under posix) */
+            ADIOI_BBFS_NEWS(bf);        /* (a view built under posix) */
         } else if (!fcntl_struct->atomicity && bf->write_through) {
             bf->write_through = 0;
             ADIOI_BBFS_Log_open(fd, error_code);

@@ -357,7 +357,7 @@ void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
     *error_code = MPI_SUCCESS;
-    bf->remote_stale = 1;
+    ADIOI_BBFS_NEWS(bf);
     if (bf->log_writes)
         log_start(fd, error_code);
 }
@@ -390,7 +390,7 @@ void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
      * look again before the next read (not under session, where a sync
      * shows nothing new). */
     if (bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_SESSION) {
-        bf->remote_stale = 1;
+        ADIOI_BBFS_NEWS(bf);
         bf->others_live = 1;
     }
 }
@@ -417,6 +417,7 @@ void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code)
     if (rc == LOGFS_OK && size > bf->own_end)
         bf->own_end = size;
     bf->own_unflushed = 1;
+    ADIOI_BBFS_news++;
     ADIOI_BBFS_Sync_wrote(bf);
 }
 

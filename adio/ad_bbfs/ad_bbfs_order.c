@@ -67,7 +67,7 @@ void ADIOI_BBFS_Collective_begin(ADIO_File fd)
         ADIOI_BBFS_Server_attach(fd, &err);
     }
     MPI_Barrier(fd->comm);
-    bf->remote_stale = 1;
+    ADIOI_BBFS_NEWS(bf);
     bf->others_live = 1;
 }
 

@@ -50,7 +50,7 @@ void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf)
     bf->remote_solo = 0;
     bf->view_keyed = 0;
     bf->view_lo = bf->view_hi = 0;
-    bf->remote_stale = 1;
+    ADIOI_BBFS_NEWS(bf);
     bf->size_keyed = 0;
     ADIOI_BBFS_Datalogs_free(&bf->datalogs);
 }
@@ -754,12 +754,23 @@ static int logged_end(ADIOI_BBFS_File * bf, ADIO_Offset * end)
     return MPI_SUCCESS;
 }
 
+unsigned long ADIOI_BBFS_news;
+
 ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int c = bf->hints.consistency;
     ADIO_Offset end;
 
     ADIOI_BBFS_Sync_look(bf);   /* (causal: after an acquire, look again) */
+    /* Nothing this process did or heard since the last answer could move
+     * the end it may see (ADIOI_BBFS_news), and its model shows others'
+     * writes only at such points (not commit or posix, which show them at
+     * any time): the logs' end stands, the canonical file's is asked
+     * again.  A stat of every metalog a call, 3.6 us (stock: 0.25). */
+    if (!bf->srv && bf->size_news == ADIOI_BBFS_news + 1
+        && c != ADIOI_BBFS_CONSISTENCY_COMMIT && c != ADIOI_BBFS_CONSISTENCY_POSIX)
+        return current_size(fd, error_code);
     if (!remote_needs_rebuild(bf))
         return current_size(fd, error_code);
     /* (a view of a range serves too: the map's answer carries the file's end) */
@@ -775,5 +786,6 @@ ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code)
     bf->remote_stale = 1;
     if (end > bf->remote_end)
         bf->remote_end = end;
+    bf->size_news = ADIOI_BBFS_news + 1;
     return current_size(fd, error_code);
 }

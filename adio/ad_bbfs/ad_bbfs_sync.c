@@ -106,10 +106,12 @@ void ADIOI_BBFS_Sync_look(ADIOI_BBFS_File * bf)
      * handle without logs looks at every live session; through a server
      * the map answers. */
     if (bf->srv || !bf->metalogs) {
-        bf->remote_stale = 1;
+        ADIOI_BBFS_NEWS(bf);
         bf->others_live = 1;
-    } else
+    } else {
         bf->acquired = 1;
+        ADIOI_BBFS_news++;
+    }
     /* and this process's next writes come after theirs: through a server,
      * stamped with the clock of the answer to the attach that releases
      * them (which comes after every write attached before, and before

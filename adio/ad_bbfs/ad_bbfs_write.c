@@ -97,6 +97,7 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
     if (ww.end > bf->own_end)
         bf->own_end = ww.end;
     bf->own_unflushed = 1;
+    ADIOI_BBFS_news++;
     ADIOI_BBFS_Sync_wrote(bf);
     ADIOI_BBFS_Access_done(fd, file_ptr_type, next_fp, status, datatype, nbytes);
     *error_code = MPI_SUCCESS;
