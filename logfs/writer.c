@@ -555,6 +555,9 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
         return logfs_fail(err, LOGFS_ENOENT, ENOENT, "metalog %s was removed", w->mpath);
     if ((rc = logfs_datalog_sync(&w->dl, err)))
         return rc;
+    /* (after settle: a failure takes back the SYNC alone, not the records
+     * settle queued, which a retry must still write) */
+    saved = w->mfill;
     n = logfs_put_varint(p, w->epoch);
     n += logfs_put_varint(p + n, w->dl.len);
     if ((rc = logfs_writer_queue_record(w, type, p, n, NULL, 0, err)))

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fault.h"
 #include "format.h"
 #include "helpers.h"
 #include "reader.h"
@@ -232,6 +233,34 @@ TEST_F(Steps, ACallBesideStepsWinsInTheIndexToo)
     ASSERT_EQ(LOGFS_OK, logfs_writer_read_data(ws[0], seen[0].dlog_off, got, 8, &err));
     EXPECT_EQ(0, memcmp(a.data(), got, 8)) << "the index gave a step's older bytes";
     CloseAll();
+    EXPECT_EQ(model, Replayed(1));
+}
+
+// A sync whose metalog write fails takes back its SYNC record, not the
+// steps' records it settled first: the retry still logs their bytes.
+TEST_F(Steps, AFailedSyncKeepsTheStepsForItsRetry)
+{
+    Writers(1, true);
+    for (uint64_t k = 1; k <= 3; k++) {
+        Enter(k);
+        Write(0, k * 8, 8, (int) k);
+        Leave(k);
+    }
+    setenv("BBFS_FAULT", "metalog-write:EIO:once", 1);
+    unsetenv("BBFS_FAULT_RANK");
+    logfs_fault_rearm();
+    EXPECT_NE(LOGFS_OK, logfs_writer_sync(ws[0], &err));
+    unsetenv("BBFS_FAULT");
+    logfs_fault_rearm();
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(ws[0], &err)) << err.msg;
+    CloseAll();
+    auto r = ReadAll(metas[0]);
+    ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
+    uint64_t bytes = 0;
+    for (const auto &rec : r.records)
+        if (rec.type == LOGFS_REC_WRITE)
+            bytes += rec.u.write.nbytes;
+    EXPECT_EQ(24u, bytes);
     EXPECT_EQ(model, Replayed(1));
 }
 
