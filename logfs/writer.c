@@ -243,8 +243,8 @@ int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err)
         logfs_steps_from_carry(w);
     int stash = 0;
     if (w->steps.active) {
-        uint64_t last = w->steps.seq0 + (w->steps.g.count - 1) * w->steps.step;
-        int rc = last != w->order_seq ? LOGFS_OK : logfs_steps_finish(w, err);
+        int rc = logfs_steps_last(&w->steps) != w->order_seq ? LOGFS_OK
+            : logfs_steps_finish(w, err);
         if (rc)
             return rc;
         stash = w->steps.active;

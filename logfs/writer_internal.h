@@ -96,6 +96,11 @@ int logfs_writer_queue_index(struct logfs_writer *w, const struct logfs_group *g
                              struct logfs_error *err);
 
 /* writer_steps.c */
+/* The order count of the last step's block. */
+static inline uint64_t logfs_steps_last(const struct logfs_steps *st)
+{
+    return st->seq0 + (st->g.count - 1) * st->step;
+}
 /* At a call's begin: the carry (one block, of another count) becomes the
  * first of the steps. */
 void logfs_steps_from_carry(struct logfs_writer *w);

@@ -22,11 +22,6 @@
 #include "coding.h"
 #include "format.h"
 
-static uint64_t last_seq(const struct logfs_steps *st)
-{
-    return st->seq0 + (st->g.count - 1) * st->step;
-}
-
 void logfs_steps_from_carry(struct logfs_writer *w)
 {
     struct logfs_steps *st = &w->steps;
@@ -41,7 +36,6 @@ void logfs_steps_from_carry(struct logfs_writer *w)
     st->step = 0;
     w->carry = 0;
     w->single = 0;
-    w->run_len = 0;
 }
 
 int logfs_steps_take_call(struct logfs_writer *w)
@@ -51,10 +45,10 @@ int logfs_steps_take_call(struct logfs_writer *w)
 
     if (!st->active || w->call_runs != 1 || w->rfill || w->gr.g.count || !w->run_len)
         return 0;
-    if (w->run_len != g->blocklen || w->rec_seq <= last_seq(st) || g->count >= LOGFS_MAX_FILE_END
+    if (w->run_len != g->blocklen || w->rec_seq <= logfs_steps_last(st) || g->count >= LOGFS_MAX_FILE_END
         || w->run_dlog != st->dlog + g->count * g->blocklen)
         return 0;
-    uint64_t dseq = w->rec_seq - last_seq(st);
+    uint64_t dseq = w->rec_seq - logfs_steps_last(st);
     int64_t d = (int64_t)w->run_off - (int64_t)g->offset;      /* (offsets < 2^63) */
     if (g->count == 1) {
         g->stride = d;
@@ -62,7 +56,6 @@ int logfs_steps_take_call(struct logfs_writer *w)
     } else if (dseq != st->step || (__int128)g->count * g->stride != (__int128)d)
         return 0;
     g->count++;
-    w->run_len = 0;
     return 1;
 }
 
@@ -80,7 +73,7 @@ int logfs_steps_finish(struct logfs_writer *w, struct logfs_error *err)
         return rc;
     /* (a single block is a plain record at its count) */
     uint64_t step = st->g.count > 1 ? st->step : 0;
-    if ((rc = logfs_writer_marks(w, st->seq0, step, last_seq(st), err)))
+    if ((rc = logfs_writer_marks(w, st->seq0, step, logfs_steps_last(st), err)))
         return rc;
     n = logfs_put_varint(pre, st->dlog);
     n += logfs_put_varint(pre + n, st->g.count * st->g.blocklen);
