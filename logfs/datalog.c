@@ -113,50 +113,82 @@ static int probe_pmem(const char *path, int fd, int *is_pmem, struct logfs_error
     return LOGFS_OK;
 }
 
-int logfs_datalog_open(struct logfs_datalog *dl, const char *path, int use_pmem,
-                       size_t buffer_size, uint64_t max_bytes, int durable, int exclusive,
-                       struct logfs_error *err)
+int logfs_datalog_init(struct logfs_datalog *dl, const char *path, size_t buffer_size,
+                       uint64_t max_bytes, int durable, struct logfs_error *err)
 {
-    int rc;
     memset(dl, 0, sizeof *dl);
     dl->fd = -1;
     dl->max_bytes = max_bytes;
     dl->durable = durable;
     dl->cap = buffer_size;
     dl->path = strdup(path);
-    if (!dl->path)
-        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for datalog path");
-    if ((rc = logfs_open_own(path, O_RDWR | O_CREAT | O_TRUNC | (exclusive ? O_EXCL : 0), 0600,
-                             "cannot create datalog", &dl->fd, err)))
-        goto fail;
-    if (use_pmem) {
-        int is_pmem = 0;
-        if ((rc = probe_pmem(path, dl->fd, &is_pmem, err)))
-            goto fail;
-        /* Not persistent memory: ordinary writes beat memcpy + msync. */
-        if (is_pmem) {
-            if ((rc = map_at_least(dl, 1, err)))
-                goto fail;
-            if (dl->is_pmem)
-                return LOGFS_OK;
-            pmem_unmap(dl->map, dl->map_len); /* libpmem changed its mind */
-            dl->map = NULL;
-            dl->map_len = 0;
-            if (ftruncate(dl->fd, 0) < 0) {
-                rc = logfs_fail_errno(err, errno, "cannot truncate datalog", path);
-                goto fail;
-            }
-        }
-    }
     dl->buf = malloc(dl->cap);
-    if (!dl->buf) {
-        rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a %zu-byte datalog buffer", dl->cap);
+    if (!dl->path || !dl->buf) {
+        logfs_datalog_abandon(dl);
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a %zu-byte datalog buffer",
+                          buffer_size);
+    }
+    return LOGFS_OK;
+}
+
+int logfs_datalog_create(struct logfs_datalog *dl, int use_pmem, int exclusive,
+                         struct logfs_error *err)
+{
+    int rc, fd;
+    if ((rc = logfs_open_own(dl->path, O_RDWR | O_CREAT | O_TRUNC | (exclusive ? O_EXCL : 0),
+                             0600, "cannot create datalog", &fd, err)))
+        return rc;
+    dl->fd = fd;
+    int is_pmem = 0;
+    if (use_pmem && (rc = probe_pmem(dl->path, dl->fd, &is_pmem, err)))
         goto fail;
+    /* Not persistent memory: ordinary writes beat memcpy + msync. */
+    if (is_pmem) {
+        if ((rc = map_at_least(dl, dl->len > 0 ? dl->len : 1, err)))
+            goto fail;
+        if (dl->is_pmem) {
+            /* (what was appended before the file existed) */
+            pmem_memcpy_nodrain(dl->map, dl->buf, dl->fill);
+            dl->fill = 0;
+            free(dl->buf);
+            dl->buf = NULL;
+            return LOGFS_OK;
+        }
+        pmem_unmap(dl->map, dl->map_len); /* libpmem changed its mind */
+        dl->map = NULL;
+        dl->map_len = 0;
+        if (ftruncate(dl->fd, 0) < 0) {
+            rc = logfs_fail_errno(err, errno, "cannot truncate datalog", dl->path);
+            goto fail;
+        }
     }
     return LOGFS_OK;
 fail:
-    logfs_datalog_abandon(dl);
+    close(dl->fd);
+    dl->fd = -1;
+    unlink(dl->path);
     return rc;
+}
+
+int logfs_datalog_open(struct logfs_datalog *dl, const char *path, int use_pmem,
+                       size_t buffer_size, uint64_t max_bytes, int durable, int exclusive,
+                       struct logfs_error *err)
+{
+    int rc = logfs_datalog_init(dl, path, buffer_size, max_bytes, durable, err);
+    if (!rc && (rc = logfs_datalog_create(dl, use_pmem, exclusive, err)))
+        logfs_datalog_abandon(dl);
+    return rc;
+}
+
+/* A datalog made without its file gets it from its owner at the first
+ * byte that must reach it. */
+static int need_file(struct logfs_datalog *dl, struct logfs_error *err)
+{
+    if (dl->fd >= 0)
+        return LOGFS_OK;
+    if (!dl->need_file)
+        return logfs_fail(err, LOGFS_ESTATE, 0, "datalog %s has no file", dl->path);
+    return dl->need_file(dl->need_file_arg, err);
 }
 
 /* Write the buffered bytes and then @p n caller bytes at the end of what
@@ -167,6 +199,17 @@ static int write_out(struct logfs_datalog *dl, const uint8_t *p, size_t n, struc
 {
     struct iovec iov[2] = {{dl->buf, dl->fill}, {(void *)p, n}};
     size_t done;
+    int rc = need_file(dl, err);
+    if (rc)
+        return rc;
+    if (dl->is_pmem) { /* the file made just now is persistent memory: mapped, not written */
+        if (n && dl->len + n > dl->map_len && (rc = map_at_least(dl, dl->len + n, err)))
+            return rc;
+        if (n)
+            pmem_memcpy_nodrain(dl->map + dl->len, p, n);
+        pmem_drain();
+        return LOGFS_OK;
+    }
     int e = logfs_pwritev_full("datalog-write", dl->fd, iov, 2, dl->flushed, &done);
 
     if (e) {
@@ -207,7 +250,9 @@ int logfs_datalog_append(struct logfs_datalog *dl, const void *data, size_t n,
         dl->len += n;
         return LOGFS_OK;
     }
-    if (n >= DIRECT_MIN || n >= dl->cap) {
+    /* (without its file yet, whatever fits is kept: no file may be needed) */
+    int keep = dl->fd < 0 && dl->fill + n <= dl->cap;
+    if (!keep && (n >= DIRECT_MIN || n >= dl->cap)) {
         /* Big, or would overflow the buffer anyway: write without copying. */
         if ((rc = write_out(dl, p, n, err)))
             return rc;
@@ -223,7 +268,8 @@ int logfs_datalog_append(struct logfs_datalog *dl, const void *data, size_t n,
         dl->len += k;
         p += k;
         n -= k;
-        if (dl->fill == dl->cap && (rc = logfs_datalog_flush(dl, err)))
+        /* (a full buffer without its file waits for the next byte) */
+        if (dl->fill == dl->cap && (dl->fd >= 0 || n > 0) && (rc = logfs_datalog_flush(dl, err)))
             return rc; /* the bytes stay buffered; a later flush retries */
     }
     return LOGFS_OK;
@@ -233,6 +279,8 @@ int logfs_datalog_sync(struct logfs_datalog *dl, struct logfs_error *err)
 {
     int rc = logfs_datalog_flush(dl, err);
     if (rc || !dl->durable || dl->is_pmem)
+        return rc;
+    if ((rc = need_file(dl, err)))
         return rc;
     if (fdatasync(dl->fd) < 0)
         return logfs_fail_errno(err, errno, "cannot fdatasync datalog", dl->path);

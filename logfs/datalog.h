@@ -29,10 +29,32 @@ struct logfs_datalog {
     int is_pmem;
     uint8_t *map;
     size_t map_len;
+    /* made without its file (logfs_datalog_init): asked for it when the
+     * first byte must reach it */
+    int (*need_file)(void *arg, struct logfs_error *err);
+    void *need_file_arg;
 };
 
 /*
- * Create (truncate) the datalog at @p path with mode 0600.
+ * A datalog in memory only: appends gather in the buffer (whatever fits,
+ * big ones too) and the file is made, through need_file, when a byte must
+ * reach it (a full buffer, a flush, a sync).  Reads work either way.
+ */
+int logfs_datalog_init(struct logfs_datalog *dl, const char *path, size_t buffer_size,
+                       uint64_t max_bytes, int durable, struct logfs_error *err);
+
+/*
+ * Create (truncate) the file of an initialized datalog, mode 0600; what was
+ * appended is still buffered (or, on the pmem path, copied into the map).
+ * On failure the datalog is as before and no file is left.
+ * @param use_pmem   nonzero: map it and use the pmem path if pmem_is_pmem agrees
+ * @param exclusive  nonzero: fail with LOGFS_EEXIST if the file exists
+ */
+int logfs_datalog_create(struct logfs_datalog *dl, int use_pmem, int exclusive,
+                         struct logfs_error *err);
+
+/*
+ * Init + create: the datalog at @p path, with its file.
  * @param use_pmem     nonzero: map it and use the pmem path if pmem_is_pmem agrees
  * @param buffer_size  aggregation buffer bytes for the write path
  * @param exclusive    nonzero: fail with LOGFS_EEXIST if the file exists

@@ -20,6 +20,7 @@ LOGFS_SRCS = \
 	%reldir%/datalog.c \
 	%reldir%/writer.c \
 	%reldir%/writer_steps.c \
+	%reldir%/writer_files.c \
 	%reldir%/reader.c \
 	%reldir%/seal.c \
 	%reldir%/datalog_reader.c \

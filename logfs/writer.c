@@ -71,7 +71,7 @@ static size_t stamp_payload(const struct logfs_writer *w, uint8_t *s, uint64_t c
     return n;
 }
 
-static void fill_later(struct logfs_writer *w, uint64_t clock)
+void logfs_writer_fill_later(struct logfs_writer *w, uint64_t clock)
 {
     if (clock < w->stamp)
         clock = w->stamp;
@@ -87,13 +87,15 @@ static void fill_later(struct logfs_writer *w, uint64_t clock)
 }
 
 /* Data first, then the records that point at it. */
-static int flush_meta(struct logfs_writer *w, struct logfs_error *err)
+int logfs_writer_flush_meta(struct logfs_writer *w, struct logfs_error *err)
 {
-    int rc = logfs_datalog_flush(&w->dl, err);
+    int rc = logfs_writer_ensure_files(w, err);
+    if (!rc)
+        rc = logfs_datalog_flush(&w->dl, err);
     if (rc || w->mfill == 0)
         return rc;
     if (w->slot_queued)
-        fill_later(w, w->later_fn(w->later_arg));
+        logfs_writer_fill_later(w, w->later_fn(w->later_arg));
     if (w->max_meta && w->mflushed + w->mfill > w->max_meta)
         return logfs_fail(err, LOGFS_ENOSPC, ENOSPC, "metalog %s would exceed its limit of %llu bytes",
                           w->mpath, (unsigned long long)w->max_meta);
@@ -109,109 +111,6 @@ static int flush_meta(struct logfs_writer *w, struct logfs_error *err)
     w->mflushed += w->mfill;
     w->mfill = 0;
     return LOGFS_OK;
-}
-
-static int check_dir(const struct logfs_writer_opts *o, struct logfs_error *err)
-{
-    struct stat st;
-    if (o->create_dir && mkdir(o->dir, 0700) < 0 && errno != EEXIST)
-        return logfs_fail_errno(err, errno, "cannot create log directory", o->dir);
-    if (stat(o->dir, &st) < 0)
-        return logfs_fail_errno(err, errno, "log directory", o->dir);
-    if (!S_ISDIR(st.st_mode))
-        return logfs_fail(err, LOGFS_ENOTDIR, ENOTDIR, "log directory %s is not a directory", o->dir);
-    return LOGFS_OK;
-}
-
-static int write_header(struct logfs_writer *w, const struct logfs_writer_opts *o,
-                        struct logfs_error *err)
-{
-    uint8_t h[LOGFS_HEADER_PAYLOAD_LEN];
-    memcpy(h, LOGFS_MAGIC, LOGFS_MAGIC_LEN);
-    logfs_put32(h + 8, LOGFS_FORMAT_VERSION);
-    logfs_put64(h + 12, o->file_id);
-    logfs_put32(h + 20, o->rank);
-    logfs_put32(h + 24, o->nwriters);
-    int rc = logfs_writer_queue_record(w, LOGFS_REC_HEADER, h, sizeof h, NULL, 0, err);
-    return rc ? rc : flush_meta(w, err);
-}
-
-int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **out,
-                      struct logfs_error *err)
-{
-    struct logfs_writer *w;
-    char *dpath = NULL;
-    int rc, created = 0;
-
-    *out = NULL;
-    if (!o || !o->dir || !o->name || !*o->name || strchr(o->name, '/') || o->nwriters == 0 ||
-        o->rank >= o->nwriters)
-        return logfs_fail(err, LOGFS_EINVAL, 0,
-                          "writer options need dir, a name without '/', and rank < nwriters");
-    if ((rc = check_dir(o, err)))
-        return rc;
-    w = calloc(1, sizeof *w);
-    if (!w)
-        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a log writer");
-    w->mfd = -1;
-    w->sfd = -1;
-    w->dl.fd = -1;
-    w->file_id = o->file_id;
-    w->process = o->process;
-    w->rank = o->rank;
-    w->nwriters = o->nwriters;
-    w->durable = o->durable;
-    w->carry_calls = o->carry_calls;
-    w->max_meta = o->max_metalog_bytes;
-    w->mpath = logfs_path_join(o->dir, o->name, "metalog");
-    dpath = logfs_path_join(o->dir, o->name, "datalog");
-    w->spath = logfs_path_join(o->dir, o->name, "sealed");
-    w->rbuf = malloc(LOGFS_WRITE_RECORD_SOFT_MAX + LOGFS_GROUP_MAX_LEN);
-    if (!w->mpath || !dpath || !w->spath || !w->rbuf || (o->track_index && logfs_index_create(&w->ix))) {
-        rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a log writer");
-        goto fail;
-    }
-    /* An old seal must never judge the new metalog: it goes before the
-     * metalog is truncated (with exclusive, the metalog must not exist, and
-     * the seal is emptied once the metalog is created). */
-    if (!o->exclusive && unlink(w->spath) < 0 && errno != ENOENT) {
-        rc = logfs_fail_errno(err, errno, "cannot remove old seal", w->spath);
-        goto fail;
-    }
-    if ((rc = logfs_open_own(w->mpath, O_WRONLY | O_CREAT | O_TRUNC | (o->exclusive ? O_EXCL : 0),
-                             0600, "cannot create metalog", &w->mfd, err)))
-        goto fail;
-    created = 1;
-    rc = logfs_datalog_open(&w->dl, dpath, o->pmem != LOGFS_PMEM_NEVER,
-                            o->buffer_size ? o->buffer_size : LOGFS_DEFAULT_BUFFER_SIZE,
-                            o->max_datalog_bytes, o->durable, o->exclusive, err);
-    if (rc)
-        goto fail;
-    if ((rc = logfs_open_own(w->spath, O_WRONLY | O_CREAT | O_TRUNC, 0600, "cannot create seal",
-                             &w->sfd, err)))
-        goto fail;
-    if ((rc = write_header(w, o, err)))
-        goto fail;
-    /* Durable logs must also be found after a crash: their names too. */
-    int e = o->durable ? logfs_fsync_dir(o->dir) : 0;
-    if (e) {
-        rc = logfs_fail_errno(err, e, "cannot fsync the log directory", o->dir);
-        goto fail;
-    }
-    free(dpath);
-    *out = w;
-    return LOGFS_OK;
-fail:
-    if (created) {
-        if (w->sfd >= 0)
-            unlink(w->spath);
-        unlink(w->mpath);
-        if (rc != LOGFS_EEXIST)
-            unlink(dpath);
-    }
-    free(dpath);
-    logfs_writer_abandon(w);
-    return rc;
 }
 
 static void reset_call(struct logfs_writer *w)
@@ -357,7 +256,7 @@ static int finish_call(struct logfs_writer *w, struct logfs_error *err)
 }
 
 /* The records a carried call still holds, queued (see carry). */
-static int settle(struct logfs_writer *w, struct logfs_error *err)
+int logfs_writer_settle(struct logfs_writer *w, struct logfs_error *err)
 {
     int rc = logfs_steps_finish(w, err);        /* (older than any carry) */
     if (rc || !w->carry)
@@ -492,7 +391,7 @@ int logfs_writer_end_write(struct logfs_writer *w, struct logfs_error *err)
         w->carry = 1;           /* the next call may continue the stride */
     }
     if (rc == LOGFS_OK && w->mfill >= META_FLUSH_AT)
-        rc = flush_meta(w, err);
+        rc = logfs_writer_flush_meta(w, err);
     return rc;
 }
 
@@ -507,78 +406,6 @@ int logfs_writer_write(struct logfs_writer *w, uint64_t off, const void *data, u
     return rc;
 }
 
-/* Record in the seal that the metalog is complete up to its current length
- * (just past the SYNC/CLOSE record): one pwrite of one slot, the other slot
- * keeps the previous seal in case this write tears. */
-static int write_seal(struct logfs_writer *w, int closed, struct logfs_error *err)
-{
-    uint8_t slot[LOGFS_SEAL_SLOT_LEN];
-    struct logfs_seal s;
-
-    memset(&s, 0, sizeof s);
-    s.seq = w->seal_seq + 1;
-    s.file_id = w->file_id;
-    s.rank = w->rank;
-    s.nwriters = w->nwriters;
-    s.length = w->mflushed;
-    s.epochs = w->epoch;
-    s.closed = closed;
-    logfs_seal_encode(slot, &s);
-    int e = logfs_pwrite_full("seal-write", w->sfd, slot, sizeof slot,
-                              (uint64_t)logfs_seal_slot(s.seq) * LOGFS_SEAL_SLOT_LEN);
-    if (e)
-        return logfs_fail_errno(err, e, "cannot write seal", w->spath);
-    w->seal_seq = s.seq;
-    w->sealed = s.length;
-    if (w->durable && fdatasync(w->sfd) < 0)
-        return logfs_fail_errno(err, errno, "cannot fdatasync seal", w->spath);
-    return LOGFS_OK;
-}
-
-/* Queue SYNC or CLOSE and make everything durable; on failure the record is
- * taken back out of the queue so a retry does not log the epoch twice. */
-static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
-{
-    uint8_t p[20];
-    size_t n, saved = w->mfill;
-    int rc;
-
-    if (w->in_call)
-        return logfs_fail(err, LOGFS_ESTATE, 0, "sync or close inside a write call");
-    if ((rc = settle(w, err)))
-        return rc;
-    if (w->epoch >= INT32_MAX)
-        return logfs_fail(err, LOGFS_ERANGE, 0, "too many epochs");
-    /* A sync must not claim to cover logs nobody can find again. */
-    struct stat st;
-    if (fstat(w->mfd, &st) == 0 && st.st_nlink == 0)
-        return logfs_fail(err, LOGFS_ENOENT, ENOENT, "metalog %s was removed", w->mpath);
-    if ((rc = logfs_datalog_sync(&w->dl, err)))
-        return rc;
-    /* (after settle: a failure takes back the SYNC alone, not the records
-     * settle queued, which a retry must still write) */
-    saved = w->mfill;
-    n = logfs_put_varint(p, w->epoch);
-    n += logfs_put_varint(p + n, w->dl.len);
-    if ((rc = logfs_writer_queue_record(w, type, p, n, NULL, 0, err)))
-        return rc;
-    if ((rc = flush_meta(w, err))) {
-        w->mfill = saved;
-        return rc;
-    }
-    /* The record is in the file now, so the epoch is over even if the
-     * fdatasync below fails (the caller then hears that it is not durable). */
-    w->epoch++;
-    if (w->durable && fdatasync(w->mfd) < 0)
-        return logfs_fail_errno(err, errno, "cannot fdatasync metalog", w->mpath);
-    return write_seal(w, type == LOGFS_REC_CLOSE, err);
-}
-
-int logfs_writer_sync(struct logfs_writer *w, struct logfs_error *err)
-{
-    return seal_epoch(w, LOGFS_REC_SYNC, err);
-}
-
 int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_error *err)
 {
     uint8_t p[10];
@@ -587,7 +414,7 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
         return logfs_fail(err, LOGFS_ESTATE, 0, "set_size inside a write call");
     if (size > LOGFS_MAX_FILE_END)
         return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "set_size beyond 2^63");
-    if ((rc = settle(w, err)))
+    if ((rc = logfs_writer_settle(w, err)))
         return rc;
     struct logfs_group cut = {size, 0, 0, 0};
     if ((rc = logfs_writer_queue_index(w, &cut, 0, err)))
@@ -596,7 +423,7 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
         return rc;
     rc = logfs_writer_queue_record(w, LOGFS_REC_SETSIZE, p, logfs_put_varint(p, size), NULL, 0, err);
     if (!rc && w->mfill >= META_FLUSH_AT)
-        rc = flush_meta(w, err);
+        rc = logfs_writer_flush_meta(w, err);
     return rc;
 }
 
@@ -611,7 +438,7 @@ int logfs_writer_order(struct logfs_writer *w, uint64_t seq, struct logfs_error 
      * first of steps, or are steps (the next call decides). */
     int wait = (w->carry && w->single) || (w->steps.active && !w->carry);
     if (seq != w->order_seq && !wait) {
-        int rc = settle(w, err);
+        int rc = logfs_writer_settle(w, err);
         if (rc)
             return rc;
     }
@@ -627,12 +454,12 @@ int logfs_writer_stamp(struct logfs_writer *w, uint64_t clock, struct logfs_erro
         return logfs_fail(err, LOGFS_EINVAL, 0, "clock going backwards (%llu after %llu)",
                           (unsigned long long)clock, (unsigned long long)w->stamp);
     if (clock != w->stamp || w->later) {
-        int rc = settle(w, err);
+        int rc = logfs_writer_settle(w, err);
         if (rc)
             return rc;
     }
     if (w->later)       /* (a clock for now is one for the writes before) */
-        fill_later(w, clock);
+        logfs_writer_fill_later(w, clock);
     w->stamp = clock;
     return LOGFS_OK;
 }
@@ -644,7 +471,7 @@ int logfs_writer_stamp_later(struct logfs_writer *w, logfs_clock_fn clock_fn, vo
         return logfs_fail(err, LOGFS_ESTATE, 0, "stamp inside a write call");
     if (w->later)
         return LOGFS_OK;
-    int rc = settle(w, err);    /* (the records before keep the last clock) */
+    int rc = logfs_writer_settle(w, err);    /* (the records before keep the last clock) */
     if (rc)
         return rc;
     w->later = 1;
@@ -664,10 +491,10 @@ int logfs_writer_stamp_fill(struct logfs_writer *w, uint64_t clock, struct logfs
         return logfs_fail(err, LOGFS_ESTATE, 0, "stamp inside a write call");
     if (!w->later)
         return LOGFS_OK;
-    int rc = settle(w, err);    /* (their records take the clock too) */
+    int rc = logfs_writer_settle(w, err);    /* (their records take the clock too) */
     if (rc)
         return rc;
-    fill_later(w, clock);
+    logfs_writer_fill_later(w, clock);
     return LOGFS_OK;
 }
 
@@ -679,81 +506,9 @@ int logfs_writer_flush_data(struct logfs_writer *w, struct logfs_error *err)
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err)
 {
     int rc;
-    if (!w->in_call && (rc = settle(w, err)))
+    if (!w->in_call && (rc = logfs_writer_settle(w, err)))
         return rc;
-    return flush_meta(w, err);
-}
-
-int logfs_writer_close(struct logfs_writer *w, struct logfs_error *err)
-{
-    int rc = LOGFS_OK, rc2;
-    if (w->in_call)
-        rc = logfs_writer_end_write(w, err);
-    if (!rc)
-        rc = seal_epoch(w, LOGFS_REC_CLOSE, err);
-    rc2 = logfs_datalog_close(&w->dl, rc ? NULL : err);
-    if (!rc)
-        rc = rc2;
-    if (w->mfd >= 0 && close(w->mfd) < 0 && !rc)
-        rc = logfs_fail_errno(err, errno, "cannot close metalog", w->mpath);
-    w->mfd = -1;
-    if (w->sfd >= 0 && close(w->sfd) < 0 && !rc)
-        rc = logfs_fail_errno(err, errno, "cannot close seal", w->spath);
-    w->sfd = -1;
-    logfs_writer_abandon(w);
-    return rc;
-}
-
-void logfs_writer_abandon(struct logfs_writer *w)
-{
-    if (!w)
-        return;
-    logfs_datalog_abandon(&w->dl);
-    if (w->mfd >= 0)
-        close(w->mfd);
-    if (w->sfd >= 0)
-        close(w->sfd);
-    logfs_index_destroy(w->ix);
-    free(w->mbuf);
-    free(w->rbuf);
-    free(w->mpath);
-    free(w->spath);
-    free(w);
-}
-
-uint64_t logfs_writer_epoch(const struct logfs_writer *w)
-{
-    return w->epoch;
-}
-
-uint64_t logfs_writer_datalog_length(const struct logfs_writer *w)
-{
-    return w->dl.len;
-}
-
-int logfs_writer_is_pmem(const struct logfs_writer *w)
-{
-    return w->dl.is_pmem;
-}
-
-const char *logfs_writer_metalog_path(const struct logfs_writer *w)
-{
-    return w->mpath;
-}
-
-const char *logfs_writer_datalog_path(const struct logfs_writer *w)
-{
-    return w->dl.path;
-}
-
-const char *logfs_writer_seal_path(const struct logfs_writer *w)
-{
-    return w->spath;
-}
-
-uint64_t logfs_writer_sealed_length(const struct logfs_writer *w)
-{
-    return w->sealed;
+    return logfs_writer_flush_meta(w, err);
 }
 
 /* The index with everything logged so far: queued groups, and inside a

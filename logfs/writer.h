@@ -67,6 +67,13 @@ struct logfs_writer_opts {
                                separate 8-byte calls make one strided group); its
                                record is queued at the next sync, flush, set_size,
                                order or stamp change, or a call that breaks it */
+    int lazy_files;         /* nonzero: no file is made until a byte must reach one (a
+                               flush or sync, the close, a full buffer): a log that is
+                               never flushed lives in memory only (logfs_writer_end_in_memory) */
+    /* (lazy_files) called once the files exist, before anything is written
+     * to them; a failure fails that flush, and the next one calls it again */
+    int (*on_create)(void *arg, struct logfs_error *err);
+    void *on_create_arg;
 };
 
 /* Fill @p o with the defaults (everything 0 / NULL except track_index = 1, nwriters = 1). */
@@ -85,6 +92,26 @@ void logfs_writer_opts_init(struct logfs_writer_opts *o);
  */
 int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **out,
                       struct logfs_error *err);
+
+/* @return nonzero once the log's files exist (always, unless lazy_files). */
+int logfs_writer_has_files(const struct logfs_writer *w);
+
+/*
+ * Make the files of a lazy_files writer now (and call on_create), as the
+ * first flush would; nothing if they exist.
+ * @return as logfs_writer_open, or what on_create returned
+ */
+int logfs_writer_create_files(struct logfs_writer *w, struct logfs_error *err);
+
+/*
+ * End a log whose files were never made, as logfs_writer_close would (the
+ * CLOSE record), in memory: @p metalog gets the bytes its metalog file would
+ * hold, valid until logfs_writer_abandon, and logfs_writer_read_data still
+ * reads its data.  Nothing can be logged after.
+ * @return LOGFS_OK, LOGFS_ESTATE (its files exist: close it), LOGFS_ENOMEM
+ */
+int logfs_writer_end_in_memory(struct logfs_writer *w, const void **metalog, size_t *len,
+                               struct logfs_error *err);
 
 /* Start describing one write call.  @return LOGFS_OK or LOGFS_ESTATE (already in one). */
 int logfs_writer_begin_write(struct logfs_writer *w, struct logfs_error *err);

@@ -83,9 +83,22 @@ struct logfs_writer {
     int stashed;                /* this call began beside open steps */
 
     struct logfs_index *ix; /* read-your-writes (NULL: not tracked) */
+
+    /* lazy_files: how to make the files when they are first needed */
+    int lazy;                   /* the files do not exist yet */
+    int announced;              /* on_create succeeded (or there is none) */
+    int exclusive, use_pmem;
+    char *dir;
+    int (*on_create)(void *arg, struct logfs_error *err);
+    void *on_create_arg;
 };
 
-/* writer.c, for writer_steps.c */
+/* writer.c, for writer_steps.c and writer_files.c */
+int logfs_writer_settle(struct logfs_writer *w, struct logfs_error *err);
+int logfs_writer_flush_meta(struct logfs_writer *w, struct logfs_error *err);
+void logfs_writer_fill_later(struct logfs_writer *w, uint64_t clock);
+/* writer_files.c: the files exist (made now if lazy), and on_create said yes */
+int logfs_writer_ensure_files(struct logfs_writer *w, struct logfs_error *err);
 int logfs_writer_queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
                               const uint8_t *b, size_t blen, struct logfs_error *err);
 /* The STAMP and ORDER records due before a record of writes made at order

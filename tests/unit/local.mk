@@ -11,6 +11,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/writer_test.cc \
 	%reldir%/carry_test.cc \
 	%reldir%/steps_test.cc \
+	%reldir%/lazy_files_test.cc \
 	%reldir%/run_test.cc \
 	%reldir%/reader_test.cc \
 	%reldir%/datalog_reader_test.cc \
