@@ -197,8 +197,8 @@ static int need_file(struct logfs_datalog *dl, struct logfs_error *err)
  * tail past them is garbage the next write goes over. */
 static int write_out(struct logfs_datalog *dl, const uint8_t *p, size_t n, struct logfs_error *err)
 {
-    struct iovec iov[2] = {{dl->buf, dl->fill}, {(void *)p, n}};
     size_t done;
+    /* (first: making the file may write the buffer out, the iov is after) */
     int rc = need_file(dl, err);
     if (rc)
         return rc;
@@ -210,6 +210,7 @@ static int write_out(struct logfs_datalog *dl, const uint8_t *p, size_t n, struc
         pmem_drain();
         return LOGFS_OK;
     }
+    struct iovec iov[2] = {{dl->buf, dl->fill}, {(void *)p, n}};
     int e = logfs_pwritev_full("datalog-write", dl->fd, iov, 2, dl->flushed, &done);
 
     if (e) {
@@ -271,6 +272,8 @@ int logfs_datalog_append(struct logfs_datalog *dl, const void *data, size_t n,
         /* (a full buffer without its file waits for the next byte) */
         if (dl->fill == dl->cap && (dl->fd >= 0 || n > 0) && (rc = logfs_datalog_flush(dl, err)))
             return rc; /* the bytes stay buffered; a later flush retries */
+        if (dl->is_pmem) /* (the file that flush made is persistent memory: the rest is mapped) */
+            return n ? logfs_datalog_append(dl, p, n, err) : LOGFS_OK;
     }
     return LOGFS_OK;
 }

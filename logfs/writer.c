@@ -86,12 +86,16 @@ void logfs_writer_fill_later(struct logfs_writer *w, uint64_t clock)
     w->later = w->slot_queued = 0;
 }
 
-/* Data first, then the records that point at it. */
 int logfs_writer_flush_meta(struct logfs_writer *w, struct logfs_error *err)
 {
     int rc = logfs_writer_ensure_files(w, err);
-    if (!rc)
-        rc = logfs_datalog_flush(&w->dl, err);
+    return rc ? rc : logfs_writer_write_queued(w, err);
+}
+
+/* Data first, then the records that point at it. */
+int logfs_writer_write_queued(struct logfs_writer *w, struct logfs_error *err)
+{
+    int rc = logfs_datalog_flush(&w->dl, err);
     if (rc || w->mfill == 0)
         return rc;
     if (w->slot_queued)
@@ -506,6 +510,8 @@ int logfs_writer_flush_data(struct logfs_writer *w, struct logfs_error *err)
 int logfs_writer_flush(struct logfs_writer *w, struct logfs_error *err)
 {
     int rc;
+    if (w->ended)       /* (ended in memory: only a close writes it out) */
+        return LOGFS_OK;
     if (!w->in_call && (rc = logfs_writer_settle(w, err)))
         return rc;
     return logfs_writer_flush_meta(w, err);

@@ -107,7 +107,9 @@ int logfs_writer_create_files(struct logfs_writer *w, struct logfs_error *err);
  * End a log whose files were never made, as logfs_writer_close would (the
  * CLOSE record), in memory: @p metalog gets the bytes its metalog file would
  * hold, valid until logfs_writer_abandon, and logfs_writer_read_data still
- * reads its data.  Nothing can be logged after.
+ * reads its data.  Nothing can be logged after, a flush does nothing, and logfs_writer_close still
+ * makes the files and writes the log to them, closed (when what was to
+ * replay it from memory failed).
  * @return LOGFS_OK, LOGFS_ESTATE (its files exist: close it), LOGFS_ENOMEM
  */
 int logfs_writer_end_in_memory(struct logfs_writer *w, const void **metalog, size_t *len,

@@ -91,12 +91,19 @@ int logfs_writer_ensure_files(struct logfs_writer *w, struct logfs_error *err)
     int rc;
     if (w->lazy && (rc = make_files(w, err)))
         return rc;
-    if (w->announced)
+    if (w->announced || w->announcing)
         return LOGFS_OK;
     /* Durable logs must also be found after a crash: their names too. */
     int e = w->durable ? logfs_fsync_dir(w->dir) : 0;
     if (e)
         return logfs_fail_errno(err, e, "cannot fsync the log directory", w->dir);
+    /* What was queued (the header at least) is in the files before anyone
+     * hears of them: a reader never finds a metalog without its header. */
+    w->announcing = 1;
+    rc = logfs_writer_write_queued(w, err);
+    w->announcing = 0;
+    if (rc)
+        return rc;
     if (w->on_create && (rc = w->on_create(w->on_create_arg, err)))
         return rc;
     w->announced = 1;
@@ -199,6 +206,7 @@ int logfs_writer_end_in_memory(struct logfs_writer *w, const void **metalog, siz
     if ((rc = logfs_writer_queue_record(w, LOGFS_REC_CLOSE, p, n, NULL, 0, err)))
         return rc;
     w->epoch++;
+    w->ended = 1;
     *metalog = w->mbuf;
     *len = w->mfill;
     return LOGFS_OK;
@@ -278,12 +286,29 @@ int logfs_writer_sync(struct logfs_writer *w, struct logfs_error *err)
     return seal_epoch(w, LOGFS_REC_SYNC, err);
 }
 
+/* A log ended in memory, whose files are wanted after all (its replay
+ * failed: the logs stay pending): its records, CLOSE included, reach the
+ * files as a close would write them. */
+static int write_ended(struct logfs_writer *w, struct logfs_error *err)
+{
+    int rc = logfs_writer_ensure_files(w, err);
+    if (!rc)
+        rc = logfs_datalog_sync(&w->dl, err);
+    if (!rc)
+        rc = logfs_writer_flush_meta(w, err);
+    if (!rc && w->durable && fdatasync(w->mfd) < 0)
+        rc = logfs_fail_errno(err, errno, "cannot fdatasync metalog", w->mpath);
+    return rc ? rc : write_seal(w, 1, err);
+}
+
 int logfs_writer_close(struct logfs_writer *w, struct logfs_error *err)
 {
     int rc = LOGFS_OK, rc2;
-    if (w->in_call)
+    if (w->ended)
+        rc = write_ended(w, err);
+    else if (w->in_call)
         rc = logfs_writer_end_write(w, err);
-    if (!rc)
+    if (!rc && !w->ended)
         rc = seal_epoch(w, LOGFS_REC_CLOSE, err);
     rc2 = logfs_datalog_close(&w->dl, rc ? NULL : err);
     if (!rc)

@@ -87,6 +87,8 @@ struct logfs_writer {
     /* lazy_files: how to make the files when they are first needed */
     int lazy;                   /* the files do not exist yet */
     int announced;              /* on_create succeeded (or there is none) */
+    int ended;                  /* by logfs_writer_end_in_memory */
+    int announcing;             /* (ensure_files writing what was queued) */
     int exclusive, use_pmem;
     char *dir;
     int (*on_create)(void *arg, struct logfs_error *err);
@@ -95,7 +97,10 @@ struct logfs_writer {
 
 /* writer.c, for writer_steps.c and writer_files.c */
 int logfs_writer_settle(struct logfs_writer *w, struct logfs_error *err);
+/* the files exist (ensure_files), then everything queued reaches them */
 int logfs_writer_flush_meta(struct logfs_writer *w, struct logfs_error *err);
+/* everything queued into the existing files: data, then records */
+int logfs_writer_write_queued(struct logfs_writer *w, struct logfs_error *err);
 void logfs_writer_fill_later(struct logfs_writer *w, uint64_t clock);
 /* writer_files.c: the files exist (made now if lazy), and on_create said yes */
 int logfs_writer_ensure_files(struct logfs_writer *w, struct logfs_error *err);

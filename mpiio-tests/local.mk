@@ -307,3 +307,15 @@ check_PROGRAMS += %reldir%/t_mpi_sync
 %canon_reldir%_t_mpi_sync_LDADD = $(MPIIO_TEST_LDADD)
 TESTS += %reldir%/t_mpi_sync.mpi %reldir%/t_mpi_sync_remote.mpi %reldir%/t_mpi_sync_mpiio.mpi
 EXTRA_DIST += %reldir%/t_mpi_sync.mpi %reldir%/t_mpi_sync_remote.mpi %reldir%/t_mpi_sync_mpiio.mpi
+
+check_PROGRAMS += %reldir%/t_private
+%canon_reldir%_t_private_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_private_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_private.mpi
+EXTRA_DIST += %reldir%/t_private.mpi
+
+check_PROGRAMS += %reldir%/t_private_fault
+%canon_reldir%_t_private_fault_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_private_fault_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_private_fault.mpi
+EXTRA_DIST += %reldir%/t_private_fault.mpi

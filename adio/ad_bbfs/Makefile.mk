@@ -34,6 +34,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_log.c            \
     bbfs/adio/ad_bbfs/ad_bbfs_order.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_sync.c           \
+    bbfs/adio/ad_bbfs/ad_bbfs_private.c        \
     bbfs/adio/ad_bbfs/ad_bbfs_write.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \

@@ -22,11 +22,22 @@ struct logfs_rangemap;
 struct logfs_plan;
 struct logfs_datalog_reader;
 
+/* A log of this process that lives in memory only: a private session's
+ * writer at its close (ad_bbfs_private.c), whose metalog bytes the replay
+ * takes from here and whose data it reads from the writer. */
+typedef struct ADIOI_BBFS_Memlog {
+    struct logfs_writer *writer;
+    int index;                  /* its writer number in the replay */
+    const void *metalog;
+    size_t len;
+} ADIOI_BBFS_Memlog;
+
 /* Every writer's datalog, opened on first read (ad_bbfs_datalogs.c). */
 typedef struct ADIOI_BBFS_Datalogs {
     int n;
     char **paths;               /* by writer rank, from the plan */
     struct logfs_datalog_reader **readers;      /* NULL until first read */
+    const ADIOI_BBFS_Memlog *mem;       /* (a replay's) one of them read from memory */
 } ADIOI_BBFS_Datalogs;
 
 /* A file type whose blocks all have one length at one stride, as vectors
@@ -119,6 +130,12 @@ typedef struct ADIOI_BBFS_File {
     /* Visibility through bbserver (ad_bbfs_server.c); NULL: from the logs. */
     struct ADIOI_BBFS_Server *srv;
 
+    /* A private session (ad_bbfs_private.c): its logs in memory and no
+     * manifest until something needs them. */
+    int unpublished;
+    struct ADIOI_BBFS_File *next_logging;       /* this process's logging handles */
+    int in_logging;
+
     ADIOI_BBFS_Times times;     /* bbfs_timing */
 } ADIOI_BBFS_File;
 
@@ -183,6 +200,22 @@ void ADIOI_BBFS_Resize(ADIO_File fd, ADIO_Offset size, int *error_code);
 int ADIOI_BBFS_SetLock(ADIO_File fd, int cmd, int type, ADIO_Offset offset, int whence,
                        ADIO_Offset len);
 
+/* ad_bbfs_private.c: sessions whose logs live in memory until needed */
+struct logfs_writer_opts;
+/* At a logging handle's log start (every process): note it among this
+ * process's logging handles, and publish the private sessions of the file
+ * here (*err: that failed).  @return 1 if this handle's session may be
+ * private (one process, no server, no other handle of the file here). */
+int ADIOI_BBFS_Private_join(ADIOI_BBFS_File * bf, int *err);
+void ADIOI_BBFS_Private_leave(ADIOI_BBFS_File * bf);
+/* The writer options of bf's session (lazy files while unpublished). */
+void ADIOI_BBFS_Private_writer_opts(ADIOI_BBFS_File * bf, struct logfs_writer_opts *o);
+/* A close (closing) or mid-session replay of a private session: if the
+ * file has no other session, the logs are replayed from memory, and no
+ * file made.  @return 1 if done so (*error_code its outcome), 0 if the
+ * ordinary close must do it. */
+int ADIOI_BBFS_Private_close(ADIO_File fd, int closing, int *error_code);
+
 /* ad_bbfs_delete.c / ad_bbfs_features.c */
 void ADIOI_BBFS_Delete(const char *filename, int *error_code);
 int ADIOI_BBFS_Feature(ADIO_File fd, int flag);
@@ -220,9 +253,10 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
  * instead (p->deferred), in the same locked step. */
 int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, int defer_if_live, ADIOI_BBFS_Pending * p);
 /* Collective: replay the claimed sessions, with this handle's own if
- * with_own, in one plan through lo; then remove them, unless keep. */
+ * with_own (its writer read from memory if mem), in one plan through lo;
+ * then remove them, unless keep. */
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
-                              int keep);
+                              int keep, const ADIOI_BBFS_Memlog * mem);
 /* Collective: remove the sessions a replay with keep left (and this
  * handle's own if with_own), as its end would have. */
 int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own);
@@ -393,13 +427,14 @@ int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the
  * other, and each writer's node server (servers NULL or "": none);
- * promised (or NULL): the epochs each writer sealed at its close; times
- * (or NULL): where the seconds of its parts are added. */
+ * promised (or NULL): the epochs each writer sealed at its close; mem (or
+ * NULL): this process's writer whose logs are in memory; times (or NULL):
+ * where the seconds of its parts are added. */
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                       char *const *metalogs, char *const *servers, const int *counts,
                       int nsessions,
-                      const uint64_t * promised, const ADIOI_BBFS_Hints * h,
-                      ADIOI_BBFS_Times * times);
+                      const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
+                      const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times);
 
 /* ad_bbfs_times.c: with bbfs_timing, rank 0 prints on stderr where the
  * handle's time went, each part the slowest process's.  Collective. */
@@ -433,11 +468,13 @@ static inline int ADIOI_BBFS_View_unsealed(const ADIOI_BBFS_File * bf)
 }
 
 /* The view holds this process's own writes too, so a write of its own
- * since the view was built makes it stale (collective, causal). */
+ * since the view was built makes it stale (collective, causal; not while
+ * the session is private: its writes are all in its writer, after any
+ * other's this process can see, ad_bbfs_private.c). */
 static inline int ADIOI_BBFS_View_has_own(const ADIOI_BBFS_File * bf)
 {
-    return bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE
-        || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_CAUSAL;
+    return (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_COLLECTIVE
+            || bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_CAUSAL) && !bf->unpublished;
 }
 
 /* Causal consistency (ad_bbfs_sync.c): a causal handle joins MPI's

@@ -17,6 +17,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
 
     ADIOI_BBFS_Log_close(fd, bf->hints.replay == ADIOI_BBFS_REPLAY_ON_CLOSE
                          || bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC, error_code);
+    ADIOI_BBFS_Private_leave(bf);
     ADIOI_BBFS_Remote_reset(bf);        /* a view of other handles' logs */
     ADIOI_BBFS_FREE(bf->view_sizes);
     ADIOI_BBFS_FREE(bf->view_marks);

@@ -2,12 +2,14 @@
  * Other writers' datalogs, read at replay and by reads of synced data:
  * opened through logfs's datalog reader (on first use, or at once for
  * logs another handle may remove), with one error message for a datalog
- * that lost bytes its metalog points at.
+ * that lost bytes its metalog points at.  A replay's writer whose logs
+ * are in memory (ADIOI_BBFS_Memlog) is read from its writer.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include "../../logfs/planner.h"
 #include "../../logfs/reader.h"
+#include "../../logfs/writer.h"
 
 #include <stdio.h>
 
@@ -58,7 +60,13 @@ int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, 
                              size_t len)
 {
     struct logfs_error le;
-    int rc = datalog_reader(d, writer, &le);
+    int rc;
+
+    if (d->mem && writer == d->mem->index) {
+        rc = logfs_writer_read_data(d->mem->writer, off, buf, len, &le);
+        return rc == LOGFS_OK ? MPI_SUCCESS : datalog_error(rc, &le);
+    }
+    rc = datalog_reader(d, writer, &le);
 
     if (rc == LOGFS_OK)
         rc = logfs_datalog_reader_pread(d->readers[writer], off, buf, len, &le);

@@ -114,6 +114,12 @@ static int agree_message(MPI_Comm comm, const char *myname, int err)
                                 "**io", "%s", m.msg);
 }
 
+/* Writer w's logs are this process's, in memory (a private session). */
+static int in_memory(const ADIOI_BBFS_Exchange * x, int w)
+{
+    return x->logs->mem && x->logs->mem->index == w;
+}
+
 /* Each writer's host: of the processes that can open its metalog, the one
  * with the fewest writers so far (then the lowest rank); when none can, of
  * all processes, through the server of the writer's node.  A writer nobody
@@ -130,7 +136,7 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, const char *canonical, char *co
     int *load = ADIOI_Calloc(x->nprocs, sizeof(int)), err = MPI_SUCCESS;
 
     for (int w = 0; w < x->nwriters; w++)
-        mine[w] = access(metalogs[w], R_OK) == 0;
+        mine[w] = in_memory(x, w) || access(metalogs[w], R_OK) == 0;
     mine[x->nwriters] = (unsigned char) (x->direct != 0);
     MPI_Allgather(mine, (int) slot, MPI_UNSIGNED_CHAR, all, (int) slot, MPI_UNSIGNED_CHAR,
                   x->comm);
@@ -263,6 +269,14 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
             if (err != MPI_SUCCESS)
                 break;
             rc = LOGFS_OK;
+        } else if (in_memory(x, w)) {
+            len = x->logs->mem->len;
+            b = malloc(len ? len : 1);
+            rc = b ? LOGFS_OK : LOGFS_ENOMEM;
+            if (b)
+                memcpy(b, x->logs->mem->metalog, len);
+            else
+                snprintf(le.msg, sizeof(le.msg), "no memory for a metalog of %zu bytes", len);
         } else
             rc = logfs_metalog_export(metalogs[w], salvage, &b, &len, &warn, &le);
         if (rc != LOGFS_OK) {

@@ -116,7 +116,7 @@ static void sync_canonical(ADIO_File fd, int *error_code)
     if (err == MPI_SUCCESS)
         err = ADIOI_BBFS_Pending_list(fd, &p);
     if (err == MPI_SUCCESS)
-        err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, 1);
+        err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, 1, NULL); /* (synced: in files) */
     if (err == MPI_SUCCESS)
         ADIO_Flush(lo, &err);
     ADIOI_BBFS_Pending_free(&p);

@@ -150,6 +150,8 @@ static void log_start(ADIO_File fd, int *error_code)
     int restart = bf->file_id == 0;
 
     MPI_Comm_rank(fd->comm, &rank);
+    int may_be_private = ADIOI_BBFS_Private_join(bf, &err);
+    bf->unpublished = may_be_private && err == MPI_SUCCESS;
     if (restart) {              /* restarting after a mid-session replay */
         bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
         MPI_Bcast(&bf->file_id, 1, MPI_UINT64_T, 0, fd->comm);
@@ -169,10 +171,11 @@ static void log_start(ADIO_File fd, int *error_code)
     o.exclusive = 1;
     o.process = ADIOI_BBFS_Process_id();
     o.carry_calls = 1;          /* separate calls continuing a stride: one group */
-    rc = logfs_writer_open(&o, &bf->writer, &le);
+    ADIOI_BBFS_Private_writer_opts(bf, &o);
+    rc = err == MPI_SUCCESS ? logfs_writer_open(&o, &bf->writer, &le) : LOGFS_OK;
     if (rc == LOGFS_OK)
         bf->stamp_due = 1;      /* (at the first write: ad_bbfs_order.c) */
-    if (rc != LOGFS_OK) {
+    if (rc != LOGFS_OK && err == MPI_SUCCESS) {
         char msg[LOGFS_ERRMSG_MAX + 128];
         snprintf(msg, sizeof(msg), "cannot create logs in bbfs_logdir %s: %s (set bbfs_logdir "
                  "or BBFS_LOGDIR to a writable node-local directory)", bf->hints.logdir, le.msg);
@@ -225,7 +228,8 @@ static void log_start(ADIO_File fd, int *error_code)
             }
             rc = logfs_manifest_set_map(m, adopted ? other_map : ADIOI_BBFS_Server_map(bf));
         }
-        err = rc == LOGFS_OK ? ADIOI_BBFS_Manifest_publish(bf)
+        /* (a private session's when its logs get files: ad_bbfs_private.c) */
+        err = rc == LOGFS_OK ? (bf->unpublished ? MPI_SUCCESS : ADIOI_BBFS_Manifest_publish(bf))
             : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
                                    "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with no "
                                    ". or .. parts, and host names may not hold blanks");
@@ -278,6 +282,12 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
     bf->own_end = 0;
     bf->remote_end = 0;
     uint64_t sealed = 0;        /* 0: promise nothing (no log, or it failed) */
+    /* A private session that needs no file replays from memory. */
+    if (replay && ADIOI_BBFS_Private_close(fd, how == FINISH_REPLAY_IF_LAST, error_code)) {
+        free_metalogs(bf);
+        bf->file_id = 0;
+        return;
+    }
     /* Close is a sync point: with a server, what this process wrote since
      * its last attach becomes visible (needed when the replay is deferred
      * or left to another handle; under session consistency this is the
@@ -332,7 +342,7 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
          * a replay in the middle of a session leaves it open. */
         int closing = how == FINISH_REPLAY_IF_LAST;
         if (err == MPI_SUCCESS)
-            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, closing);
+            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, closing, NULL);
         if (closing) {
             int close_err = ADIOI_BBFS_Replayed_close(fd, lo, myname);
             bf->lower_closed = 1;

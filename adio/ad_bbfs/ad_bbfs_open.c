@@ -44,6 +44,7 @@ static void free_private(ADIO_File fd)
 
     if (!bf)
         return;
+    ADIOI_BBFS_Private_leave(bf);
     ADIOI_BBFS_Server_close(bf);
     if (bf->open_info != MPI_INFO_NULL)
         MPI_Info_free(&bf->open_info);

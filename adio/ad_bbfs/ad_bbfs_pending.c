@@ -411,7 +411,7 @@ int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own
 }
 
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
-                              int keep)
+                              int keep, const ADIOI_BBFS_Memlog * mem)
 {
     static char myname[] = "ADIOI_BBFS_REPLAY_PENDING";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -458,7 +458,7 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         if (!m[i].replayed && m[i].durable)
             h.durable = 1;
     err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, servers, counts, ns, promised,
-                                 &h, bf->hints.timing ? &bf->times : NULL)
+                                 mem, &h, bf->hints.timing ? &bf->times : NULL)
         : MPI_SUCCESS;
     err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
     if (err == MPI_SUCCESS && !keep)
@@ -527,7 +527,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         return;
     }
     /* The logs stay until the lower close succeeded. */
-    *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 1);
+    *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 1, NULL);
     int close_err = ADIOI_BBFS_Replayed_close(fd, lo, myname);
     MPI_File h = lo;
     MPIO_File_free(&h);

@@ -161,7 +161,9 @@ static int add_plan(struct remote_build *rb, const struct logfs_plan *plan)
  * others' of this handle stay unseen until the close. */
 static int own_in_view(const ADIOI_BBFS_File * bf)
 {
-    return bf->metalogs && bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_SESSION;
+    /* (a private session's writes are all its writer's: ad_bbfs_private.c) */
+    return bf->metalogs && !bf->unpublished
+        && bf->hints.consistency != ADIOI_BBFS_CONSISTENCY_SESSION;
 }
 
 /* One plan of this handle's session (its writers first, keeping their
@@ -505,7 +507,7 @@ static int resolve(void *arg, ADIO_Offset off, ADIO_Offset len, ADIO_Offset data
 
     c->dst = c->packed + data_off;
     c->base = off;
-    if (bf->writer && !(bf->remote && ADIOI_BBFS_View_unsealed(bf)))
+    if (bf->writer && !(bf->remote && ADIOI_BBFS_View_unsealed(bf) && own_in_view(bf)))
         /* Own bytes of earlier epochs are in the synced view with everyone's;
          * without one (session consistency) they come from the own log too.
          * Under posix the view holds every write made so far, own ones

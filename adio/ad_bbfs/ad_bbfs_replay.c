@@ -273,8 +273,8 @@ static void report_lost(const ADIOI_BBFS_Exchange * x, const char *canonical,
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                       char *const *metalogs, char *const *servers, const int *counts,
                       int nsessions,
-                      const uint64_t * promised, const ADIOI_BBFS_Hints * h,
-                      ADIOI_BBFS_Times * times)
+                      const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
+                      const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times)
 {
     int nwriters = 0;
     size_t *ncounts = ADIOI_Malloc(sizeof(size_t) * nsessions);
@@ -286,7 +286,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     int progress = h->progress;
     uint64_t round_bytes = (uint64_t) h->replay_buffer;
     static char myname[] = "ADIOI_BBFS_REPLAY";
-    struct replay rp = { comm, lower, NULL, { 0, NULL, NULL }, NULL, nwriters, NULL, 0 };
+    struct replay rp = { comm, lower, NULL, { 0, NULL, NULL, mem }, NULL, nwriters, NULL, 0 };
     struct logfs_error le;
     struct piece_vec v = { NULL, 0, 0, round_bytes };
     struct run_vec rv = { NULL, 0, 0, 0 };

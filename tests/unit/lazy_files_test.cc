@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "helpers.h"
@@ -233,4 +234,43 @@ TEST_F(LazyFiles, NoLogDirectoryFailsTheSyncNotTheWrites)
     ASSERT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file("out"), 1));
     logfs_plan_free(plan);
     EXPECT_EQ(want, ReadFile(dir.file("out")));
+}
+
+// A log ended in memory whose replay failed goes to its files after all,
+// closed, and replays from them to the same file.
+TEST_F(LazyFiles, ALogEndedInMemoryCanStillBeClosedToItsFiles)
+{
+    Open();
+    WriteSome(w);
+    const void *bytes = nullptr;
+    size_t len = 0;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_end_in_memory(w, &bytes, &len, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err)) << err.msg;
+    w = nullptr;
+    EXPECT_EQ(1, created.calls);
+    auto r = ReadAll(Meta());
+    ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
+    EXPECT_EQ(1u, std::count_if(r.records.begin(), r.records.end(),
+                                [](const logfs_record &x) { return x.type == LOGFS_REC_CLOSE; }));
+    TempDir other;
+    EXPECT_EQ(ThroughFiles(this, other), ReplayOne(dir));
+}
+
+// A write too big for the buffer goes to the file directly; the bytes
+// buffered before it reach the file first, in their place.
+TEST_F(LazyFiles, AWriteTooBigForTheBufferKeepsTheBufferedBytesBeforeIt)
+{
+    Open(128 << 10);
+    std::vector<uint8_t> big = Pattern(200 << 10, 4);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, a.data(), 1000, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 1000, big.data(), big.size(), &err)) << err.msg;
+    EXPECT_TRUE(logfs_writer_has_files(w));
+    std::vector<uint8_t> got(big.size());
+    ASSERT_EQ(LOGFS_OK, logfs_writer_read_data(w, 1000, got.data(), got.size(), &err)) << err.msg;
+    EXPECT_EQ(big, got);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err)) << err.msg;
+    w = nullptr;
+    std::vector<uint8_t> want(a.begin(), a.begin() + 1000);
+    want.insert(want.end(), big.begin(), big.end());
+    EXPECT_EQ(want, ReplayOne(dir));
 }
