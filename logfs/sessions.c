@@ -65,6 +65,19 @@ static int dir_is_own(const char *dir, struct logfs_error *err)
     return LOGFS_OK;
 }
 
+/* dir_is_own for the directory opened (without following a link) as fd. */
+static int fd_dir_is_own(int fd, const char *dir, struct logfs_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return logfs_fail_errno(err, errno, "cannot look at", dir);
+    if (st.st_uid != geteuid())
+        return logfs_fail(err, LOGFS_EACCES, 0, "manifest directory %s belongs to another user, "
+                          "not this user (uid %u): not trusted; remove it if it is not yours",
+                          dir, (unsigned)geteuid());
+    return LOGFS_OK;
+}
+
 /* Open-file-description locks: a second open of the file, even in the same
  * process, conflicts, and closing any other descriptor leaves them. */
 static int lock_byte(int fd, int cmd, short type, off_t byte)
@@ -289,13 +302,22 @@ int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
     if (access(legacy, F_OK) == 0)
         rc = add(&v, n, &cap, legacy);
-    int own = rc ? rc : dir_is_own(dir, err);
+    /* One call when there is no directory (the usual case: every open and
+     * close asks); the checks of dir_is_own on what was opened, else. */
+    int dfd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int own = rc ? rc : dfd < 0 && errno == ENOENT ? LOGFS_ENOENT
+        : dfd < 0 ? dir_is_own(dir, err) : fd_dir_is_own(dfd, dir, err);
     if (own != LOGFS_OK && own != LOGFS_ENOENT) {
+        if (dfd >= 0)
+            close(dfd);
         logfs_sessions_free(v, *n);
         *n = 0;
         return own;
     }
-    if (!rc && (d = opendir(dir)) != NULL) {
+    d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (dfd >= 0 && !d)
+        close(dfd);
+    if (!rc && d != NULL) {
         struct dirent *e;
         while (!rc && (e = readdir(d)) != NULL) {
             size_t l = strlen(e->d_name);
@@ -305,7 +327,7 @@ int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_
             rc = add(&v, n, &cap, one);
         }
         closedir(d);
-    } else if (!rc && errno != ENOENT && errno != ENOTDIR) {
+    } else if (!rc && dfd >= 0) {
         rc = logfs_fail_errno(err, errno, "cannot list the manifests in", dir);
     }
     if (rc) {

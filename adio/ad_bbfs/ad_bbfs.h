@@ -70,9 +70,13 @@ typedef struct ADIOI_BBFS_File {
     MPI_Info open_info;         /* user's hints, handed to the lower driver at open */
     ADIOI_BBFS_Hints hints;
 #define ADIOI_BBFS_SERVER_FACTS 9
-    uint64_t server_facts[ADIOI_BBFS_SERVER_FACTS];    /* reduced at open (SetInfo) */
+    uint64_t server_facts[ADIOI_BBFS_SERVER_FACTS];    /* reduced at open (Open_prepare) */
+#define ADIOI_BBFS_HINT_CHECK (3 + ADIOI_BBFS_SERVER_FACTS)
+    uint64_t hint_check[ADIOI_BBFS_HINT_CHECK];        /* SetInfo's, for that reduction (MIN):
+                                                         * parsed, digest, ~digest, server facts */
     int hint_error;             /* ADIO_Open drops SetInfo's error code; OpenColl
-                                 * reports this one instead */
+                                 * reports this one instead (this process's alone
+                                 * until Open_prepare agrees it) */
     int lower_fstype;           /* the lower driver, for side files (manifest) */
     ADIOI_Fns *lower_ops;
     char *canonical;            /* canonical file path as the lower driver sees it */
@@ -152,6 +156,10 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code);
 /* ad_bbfs_hints.c */
 void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
 void ADIOI_BBFS_Hints_resolve_at_open(ADIO_File fd, int access_mode);
+/* err, or the error every process returns when the least of every
+ * process's hint_check[0..2] (reduced by MIN) says some rejected their
+ * hints or they differ. */
+int ADIOI_BBFS_Hints_agreed(const uint64_t * least, int err);
 
 /* ad_bbfs_io.c */
 void ADIOI_BBFS_ReadContig(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,

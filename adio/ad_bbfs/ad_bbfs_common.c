@@ -114,7 +114,7 @@ int ADIOI_BBFS_Err_peer_lost(const char *myname, int mpi_err)
 int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank)
 {
     return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, err_class,
-                                "**io", "bbfs: failed on another process, %d (see its error)", rank);
+                                "**io", "bbfs: failed on process %d (see its error)", rank);
 }
 
 /* Opens the canonical file through the lower driver, on the bbfs

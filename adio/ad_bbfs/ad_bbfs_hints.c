@@ -127,30 +127,21 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         parsed.consistency = bf->atomic_logged - 1;
     err = parse_user_hints(users_info, &parsed, at_open, &digest);
 
-    /* Every rank must see the same hints and return the same error.  At
-     * open the same reduction (MIN) carries what the server's choice needs
-     * (ADIOI_BBFS_Server_open): one collective for both. */
-    uint64_t mine[3 + ADIOI_BBFS_SERVER_FACTS], all[3 + ADIOI_BBFS_SERVER_FACTS];
-    int n = at_open ? 3 + ADIOI_BBFS_SERVER_FACTS : 3;
+    /* Every rank must see the same hints and return the same error: one
+     * reduction (MIN) of what each parsed.  At open it is part of the
+     * open's one reduction, with what the server's choice needs
+     * (ADIOI_BBFS_Open_prepare, ADIOI_BBFS_Server_open); meanwhile each
+     * process goes on with its own. */
+    uint64_t *mine = bf->hint_check, all[ADIOI_BBFS_HINT_CHECK];
     mine[0] = (err == MPI_SUCCESS);
     mine[1] = digest;
     mine[2] = ~(uint64_t) digest;
     if (at_open)
         ADIOI_BBFS_Server_facts(&parsed, mine + 3);
-    MPI_Allreduce(mine, all, n, MPI_UINT64_T, MPI_MIN, fd->comm);
-    if (at_open)
-        memcpy(bf->server_facts, all + 3, sizeof(bf->server_facts));
-    all[0] = !all[0];           /* (some process rejected them) */
-    all[2] = ~all[2];           /* (the greatest digest: equal to the least if all agree) */
-    if (err == MPI_SUCCESS && all[0])
-        err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                   MPI_ERR_INFO_VALUE, "**infoval",
-                                   "bbfs hints were rejected on another process");
-    else if (err == MPI_SUCCESS && all[1] != all[2])
-        err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                   MPI_ERR_NOT_SAME, "**notsame",
-                                   "bbfs_* hints differ between processes; pass the same "
-                                   "MPI_Info on every rank");
+    else {
+        MPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MIN, fd->comm);
+        err = ADIOI_BBFS_Hints_agreed(all, err);
+    }
     if (err != MPI_SUCCESS) {
         *error_code = err;
         goto fn_exit;
@@ -167,6 +158,25 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
   fn_exit:
     if (at_open)
         bf->hint_error = *error_code;
+}
+
+int ADIOI_BBFS_Hints_agreed(const uint64_t * least, int err)
+{
+    static char myname[] = "ADIOI_BBFS_SETINFO";
+
+    if (err != MPI_SUCCESS)
+        return err;
+    if (!least[0])              /* (some process rejected them) */
+        return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                    MPI_ERR_INFO_VALUE, "**infoval",
+                                    "bbfs hints were rejected on another process");
+    /* (least[2] is the complement of the greatest digest) */
+    if (least[1] != ~least[2])
+        return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                    MPI_ERR_NOT_SAME, "**notsame",
+                                    "bbfs_* hints differ between processes; pass the same "
+                                    "MPI_Info on every rank");
+    return MPI_SUCCESS;
 }
 
 /* bbfs_replay's default depends on the access mode, known only at open. */

@@ -61,19 +61,15 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     double t0 = MPI_Wtime();
 
     (void) rank;
-    *error_code = bf->hint_error;
-    if (*error_code != MPI_SUCCESS)
-        goto fn_fail;
-
     MPI_Comm_size(fd->comm, &bf->nwriters);
     /* Scratch files (ROMIO's shared file pointer, DELETE_ON_CLOSE) are never
      * logged: nothing of them outlives the job, and the shared pointer must
      * be seen by every process at once. */
     bf->log_writes = !(access_mode & ADIO_RDONLY) && !(access_mode & ADIO_DELETE_ON_CLOSE);
 
-    /* Find the lower driver; logs an earlier job left pending become the
-     * canonical file first, so the lower open below (and MPI_MODE_APPEND's
-     * end of file) sees them. */
+    /* Agree the hints (SetInfo's) and find the lower driver; logs an
+     * earlier job left pending become the canonical file first, so the
+     * lower open below (and MPI_MODE_APPEND's end of file) sees them. */
     ADIOI_BBFS_Open_prepare(fd, error_code);
     if (*error_code != MPI_SUCCESS)
         goto fn_fail;

@@ -23,6 +23,7 @@
 #include "../../logfs/sessions.h"
 #include "../../logfs/writer.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,32 @@ static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
     return rc == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
 }
 
+/* The pending manifests' texts (n of them, total bytes with their NULs),
+ * from process 0 to all.  Collective when n > 0, as everyone knows. */
+static void bcast_texts(MPI_Comm comm, int rank, long long n, long long total,
+                        ADIOI_BBFS_Pending * p)
+{
+    if (n == 0)
+        return;
+    /* back to back, each with its NUL */
+    char *all = ADIOI_Malloc(total);
+    if (rank == 0)
+        for (int i = 0, at = 0; i < p->n; at += (int) p->lens[i] + 1, i++)
+            memcpy(all + at, p->texts[i], p->lens[i] + 1);
+    MPI_Bcast(all, (int) total, MPI_CHAR, 0, comm);
+    if (rank != 0) {
+        p->n = (int) n;
+        p->texts = ADIOI_Calloc(p->n, sizeof(*p->texts));
+        p->lens = ADIOI_Calloc(p->n, sizeof(*p->lens));
+        for (int i = 0, at = 0; i < p->n; i++) {
+            p->lens[i] = strlen(all + at);
+            p->texts[i] = ADIOI_Strdup(all + at);
+            at += (int) p->lens[i] + 1;
+        }
+    }
+    ADIOI_Free(all);
+}
+
 /* One broadcast of everything process 0 found: the outcome (its MPI error
  * class), this open's log id, the lower driver, the pending manifests.
  * Collectives are expensive when processes share cores; an open makes as
@@ -204,26 +231,24 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
     p->live_others = (int) hdr[5];
     p->others = (int) hdr[6];
     p->deferred = (int) hdr[7];
-    if (hdr[1] == 0)
-        return MPI_SUCCESS;
-    /* the texts, back to back, each with its NUL */
-    char *all = ADIOI_Malloc(hdr[2]);
-    if (rank == 0)
-        for (int i = 0, at = 0; i < p->n; at += (int) p->lens[i] + 1, i++)
-            memcpy(all + at, p->texts[i], p->lens[i] + 1);
-    MPI_Bcast(all, (int) hdr[2], MPI_CHAR, 0, comm);
-    if (rank != 0) {
-        p->n = (int) hdr[1];
-        p->texts = ADIOI_Calloc(p->n, sizeof(*p->texts));
-        p->lens = ADIOI_Calloc(p->n, sizeof(*p->lens));
-        for (int i = 0, at = 0; i < p->n; i++) {
-            p->lens[i] = strlen(all + at);
-            p->texts[i] = ADIOI_Strdup(all + at);
-            at += (int) p->lens[i] + 1;
-        }
-    }
-    ADIOI_Free(all);
+    bcast_texts(comm, rank, hdr[1], hdr[2], p);
     return MPI_SUCCESS;
+}
+
+/* What bcast_open_state's header starts with: process 0's findings (the
+ * error class apart).  Process 0 only. */
+static void open_state(const ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
+                       long long hdr[7])
+{
+    hdr[0] = p->n;
+    hdr[1] = 0;
+    for (int i = 0; i < p->n; i++)
+        hdr[1] += (long long) p->lens[i] + 1;
+    hdr[2] = (long long) bf->file_id;
+    hdr[3] = bf->lower_fstype;
+    hdr[4] = p->live_others;
+    hdr[5] = p->others;
+    hdr[6] = p->deferred;
 }
 
 /* The claimed manifests, parsed once (a close's replay and the removal
@@ -470,6 +495,70 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     return err;
 }
 
+/* The open's one reduction (MAX), of uint64s: every process's hint check
+ * (complemented: MAX of those is MIN of them), the error key of the
+ * lowest failing process, and process 0's findings (open_state). */
+enum { AGREE_ERR = ADIOI_BBFS_HINT_CHECK, AGREE_STATE, AGREE_N = AGREE_STATE + 7 };
+
+/* An error's key: the lowest failing rank has the greatest. */
+static uint64_t error_key(int err, int rank)
+{
+    int cls;
+    if (err == MPI_SUCCESS)
+        return 0;
+    MPI_Error_class(err, &cls);
+    return ((uint64_t) (INT_MAX - rank) << 32) | (uint32_t) cls;
+}
+
+/* Hints, process 0's findings and everyone's errors in one collective (an
+ * open's collectives cost 0.1-0.3 ms each where processes share cores).
+ * err: this process's failure; the outcome is alike everywhere. */
+static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pending * p)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    uint64_t mine[AGREE_N], all[AGREE_N];
+    int rank, size;
+    long long hdr[7] = { 0, 0, 0, 0, 0, 0, 0 };
+
+    MPI_Comm_rank(fd->comm, &rank);
+    MPI_Comm_size(fd->comm, &size);
+    for (int i = 0; i < ADIOI_BBFS_HINT_CHECK; i++)
+        mine[i] = ~bf->hint_check[i];
+    if (err == MPI_SUCCESS)
+        err = bf->hint_error;
+    mine[AGREE_ERR] = error_key(err, rank);
+    if (rank == 0 && err == MPI_SUCCESS)
+        open_state(bf, p, hdr);
+    for (int i = 0; i < 7; i++)
+        mine[AGREE_STATE + i] = (uint64_t) hdr[i];
+    int rc = MPI_Allreduce(mine, all, AGREE_N, MPI_UINT64_T, MPI_MAX, fd->comm);
+    if (rc != MPI_SUCCESS)
+        return ADIOI_BBFS_Err_peer_lost(myname, rc);
+    for (int i = 0; i < ADIOI_BBFS_HINT_CHECK; i++)
+        all[i] = ~all[i];
+    memcpy(bf->server_facts, all + 3, sizeof(bf->server_facts));
+    int h_err = ADIOI_BBFS_Hints_agreed(all, bf->hint_error);
+    if (h_err != MPI_SUCCESS)
+        return h_err;
+    if (all[AGREE_ERR] != 0) {
+        int first = INT_MAX - (int) (all[AGREE_ERR] >> 32);
+        if (first < 0 || first >= size)         /* (bytes no process sent: ch3) */
+            return ADIOI_BBFS_Err_peer_lost(myname, MPI_SUCCESS);
+        return err != MPI_SUCCESS ? err : ADIOI_BBFS_Err_elsewhere(myname, (int) (all[AGREE_ERR]
+                                                                                & 0xffffffff),
+                                                                   first);
+    }
+    for (int i = 0; i < 7; i++)
+        hdr[i] = (long long) all[AGREE_STATE + i];
+    bf->file_id = (uint64_t) hdr[2];
+    bf->lower_fstype = (int) hdr[3];
+    p->live_others = (int) hdr[4];
+    p->others = (int) hdr[5];
+    p->deferred = (int) hdr[6];
+    bcast_texts(fd->comm, rank, hdr[0], hdr[1], p);
+    return MPI_SUCCESS;
+}
+
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_OPEN_PREPARE";
@@ -481,25 +570,26 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
 
     memset(&p, 0, sizeof(p));
     MPI_Comm_rank(fd->comm, &rank);
-    if (rank == 0 || explicit_lower)
+    if (bf->hint_error == MPI_SUCCESS && (rank == 0 || explicit_lower))
         /* a forced driver resolves from the name alone: everyone can */
         ADIOI_BBFS_Resolve_lower(fd->filename, &bf->lower_fstype, &bf->lower_ops, &lower_path,
                                  &err);
-    if (rank == 0 && err == MPI_SUCCESS) {
+    if (rank == 0 && bf->hint_error == MPI_SUCCESS && err == MPI_SUCCESS) {
+        /* (the others resolve as this process did, below, where nothing
+         * can fail: a driver this build cannot use fails here, for all) */
+        ADIOI_Fns *ops;
+        const char *path;
+        if (!explicit_lower)
+            ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &ops, &path, &err);
+    }
+    if (rank == 0 && bf->hint_error == MPI_SUCCESS && err == MPI_SUCCESS) {
         bf->canonical = ADIOI_Strdup(lower_path);
         bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
         err = find_pending(bf, 0, 0, &p);
     }
-    /* Even when the name failed to resolve here, the broadcast is taken,
-     * so that no process waits in it for one that gave up. */
-    if (explicit_lower && rank != 0) {
-        int mine = err;
-        *error_code = bcast_open_state(fd->comm, myname, MPI_SUCCESS, bf, &p);
-        if (mine != MPI_SUCCESS)
-            *error_code = mine;
-    } else {
-        *error_code = bcast_open_state(fd->comm, myname, err, bf, &p);
-    }
+    /* Every process takes the reduction, also one that failed, so that no
+     * process waits in it for one that gave up. */
+    *error_code = agree_open(fd, myname, err, &p);
     if (*error_code == MPI_SUCCESS && rank != 0) {
         if (!explicit_lower)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &bf->lower_ops, &lower_path,
@@ -507,8 +597,6 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         if (*error_code == MPI_SUCCESS)
             bf->canonical = ADIOI_Strdup(lower_path);
     }
-    /* name errors are per process; the replay below is collective */
-    *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, *error_code);
     bf->others_live = p.others;
     /* A session claimed by someone else meanwhile is being replayed, or
      * belongs to a handle opened since: replaying only the others now could
