@@ -303,6 +303,9 @@ void ADIOI_BBFS_Manifest_remove(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf);
 /* Collective at close: each writer's sealed epochs into process 0's manifest. */
 void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed);
+/* The same, and every process's err agreed (as ADIOI_BBFS_Agree_error), in
+ * one collective. */
+int ADIOI_BBFS_Manifest_epochs_agree(ADIO_File fd, uint64_t sealed, const char *myname, int err);
 /* Process 0: publish the manifest as pending and let the session go. */
 int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf);
 /* here[w]: whether this process can open writer w's metalog. */
@@ -556,6 +559,12 @@ void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
 /* ad_bbfs_common.c */
 int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);
 int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *msg);
+/* Errors agreed inside another reduction: a process's key (0: none; the
+ * lowest failing rank's is the greatest, so MAX picks it), and from the
+ * greatest key (of size processes) the error this process returns, its
+ * own err if it has one. */
+uint64_t ADIOI_BBFS_Error_key(int err, int rank);
+int ADIOI_BBFS_Error_of_key(uint64_t key, int size, int err, const char *myname);
 int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err);
 /* The error of a process whose call failed on process rank (err_class there). */
 int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank);

@@ -91,6 +91,26 @@ int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err)
     return ADIOI_BBFS_Err_elsewhere(myname, all[1], first);
 }
 
+uint64_t ADIOI_BBFS_Error_key(int err, int rank)
+{
+    int cls;
+    if (err == MPI_SUCCESS)
+        return 0;
+    MPI_Error_class(err, &cls);
+    return ((uint64_t) (INT_MAX - rank) << 32) | (uint32_t) cls;
+}
+
+int ADIOI_BBFS_Error_of_key(uint64_t key, int size, int err, const char *myname)
+{
+    if (key == 0)
+        return err;
+    int first = INT_MAX - (int) (key >> 32);
+    if (first < 0 || first >= size)     /* (bytes no process sent: ch3, as above) */
+        return ADIOI_BBFS_Err_peer_lost(myname, MPI_SUCCESS);
+    return err != MPI_SUCCESS ? err
+        : ADIOI_BBFS_Err_elsewhere(myname, (int) (key & 0xffffffff), first);
+}
+
 /* A collective call inside the driver failed (mpi_err), or returned what
  * no process sent (MPI_SUCCESS): a process of the file's communicator is
  * gone (its node lost, or it was killed, and the launcher let the others

@@ -304,12 +304,14 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
             sealed = 0;
         }
     }
-    ADIOI_BBFS_Manifest_epochs(fd, sealed);
-    logfs_fault("close-logs-closed");   /* (kill only) sealed, not yet replayed */
     /* A replay needs every log closed (and every process to know it); a
      * deferred close only reports its own outcome, and rank 0's manifest. */
+    if (replay)
+        err = ADIOI_BBFS_Manifest_epochs_agree(fd, sealed, myname, err);
+    else
+        ADIOI_BBFS_Manifest_epochs(fd, sealed);
+    logfs_fault("close-logs-closed");   /* (kill only) sealed, not yet replayed */
     if (replay) {
-        err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         if (err == MPI_SUCCESS)
             err = ADIOI_BBFS_Pending_take(fd, how == FINISH_REPLAY_NOW,
                                           how == FINISH_REPLAY_IF_LAST, &p);
@@ -334,9 +336,11 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         /* The handle's own lower file is open for writing: replay through
          * it (a second open would cost a round of collectives). */
         ADIO_File lo = bf->lower;
-        if (!lo->is_open)       /* deferred open (romio_no_indep_rw) */
-            ADIO_ImmediateOpen(lo, &err);
-        err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+        if (lo->hints->deferred_open) {     /* (romio_no_indep_rw: alike everywhere) */
+            if (!lo->is_open)
+                ADIO_ImmediateOpen(lo, &err);
+            err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+        }
         /* A close keeps the logs until the lower file closed cleanly (a
          * network file system may report a failed write-back only there);
          * a replay in the middle of a session leaves it open. */

@@ -369,7 +369,8 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
     unsigned char *here = ADIOI_Calloc(nw ? nw : 1, 1), *far = ADIOI_Calloc(nw ? nw : 1, 1);
     for (int i = 0, at = 0; i < p->n; at += (int) m[i].nwriters, i++)
         ADIOI_BBFS_Manifest_reach(&m[i], here + at);
-    MPI_Allreduce(here, far, nw, MPI_UNSIGNED_CHAR, MPI_MAX, fd->comm);
+    if (nw > 0)                 /* (every process knows p->n: none, with the own alone) */
+        MPI_Allreduce(here, far, nw, MPI_UNSIGNED_CHAR, MPI_MAX, fd->comm);
     for (int k = 0; k < nw; k++)
         far[k] = !far[k];
     logfs_fault("replayed");    /* (kill only) in the file, and still in the logs */
@@ -500,16 +501,6 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
  * lowest failing process, and process 0's findings (open_state). */
 enum { AGREE_ERR = ADIOI_BBFS_HINT_CHECK, AGREE_STATE, AGREE_N = AGREE_STATE + 7 };
 
-/* An error's key: the lowest failing rank has the greatest. */
-static uint64_t error_key(int err, int rank)
-{
-    int cls;
-    if (err == MPI_SUCCESS)
-        return 0;
-    MPI_Error_class(err, &cls);
-    return ((uint64_t) (INT_MAX - rank) << 32) | (uint32_t) cls;
-}
-
 /* Hints, process 0's findings and everyone's errors in one collective (an
  * open's collectives cost 0.1-0.3 ms each where processes share cores).
  * err: this process's failure; the outcome is alike everywhere. */
@@ -526,7 +517,7 @@ static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pend
         mine[i] = ~bf->hint_check[i];
     if (err == MPI_SUCCESS)
         err = bf->hint_error;
-    mine[AGREE_ERR] = error_key(err, rank);
+    mine[AGREE_ERR] = ADIOI_BBFS_Error_key(err, rank);
     if (rank == 0 && err == MPI_SUCCESS)
         open_state(bf, p, hdr);
     for (int i = 0; i < 7; i++)
@@ -540,14 +531,8 @@ static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pend
     int h_err = ADIOI_BBFS_Hints_agreed(all, bf->hint_error);
     if (h_err != MPI_SUCCESS)
         return h_err;
-    if (all[AGREE_ERR] != 0) {
-        int first = INT_MAX - (int) (all[AGREE_ERR] >> 32);
-        if (first < 0 || first >= size)         /* (bytes no process sent: ch3) */
-            return ADIOI_BBFS_Err_peer_lost(myname, MPI_SUCCESS);
-        return err != MPI_SUCCESS ? err : ADIOI_BBFS_Err_elsewhere(myname, (int) (all[AGREE_ERR]
-                                                                                & 0xffffffff),
-                                                                   first);
-    }
+    if (all[AGREE_ERR] != 0)
+        return ADIOI_BBFS_Error_of_key(all[AGREE_ERR], size, err, myname);
     for (int i = 0; i < 7; i++)
         hdr[i] = (long long) all[AGREE_STATE + i];
     bf->file_id = (uint64_t) hdr[2];

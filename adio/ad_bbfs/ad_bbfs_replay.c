@@ -200,6 +200,20 @@ static int write_round(struct replay *rp, const struct logfs_replay_piece *pc, s
     return err;
 }
 
+/* A dense domain's round (at most one piece), written by this process
+ * alone. */
+static int write_own(struct replay *rp, const struct logfs_replay_piece *pc, size_t n)
+{
+    ADIO_Status st;
+    int err = MPI_SUCCESS;
+
+    if (n == 0 || pc[0].length == 0)
+        return MPI_SUCCESS;
+    ADIO_WriteContig(rp->lower, rp->buf, (int) pc[0].length, MPI_BYTE, ADIO_EXPLICIT_OFFSET,
+                     (ADIO_Offset) pc[0].offset, &st, &err);
+    return err;
+}
+
 /* A failed write of the canonical file keeps its class (no space, I/O
  * error) and says what becomes of the data. */
 int ADIOI_BBFS_Err_canonical_write(const char *myname, const char *canonical, int w_err)
@@ -388,9 +402,18 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
          * as many rounds as that packing takes, which may be more than its
          * bytes divided by the round (three pieces of 0.6 rounds take three). */
         uint64_t need = dense ? (mine + round_bytes - 1) / round_bytes : packed_rounds(&v, round_bytes);
-        long long mine_st[3] = { err != MPI_SUCCESS, (long long) need,
-                                 mine ? (long long) hi : 0 }, all_st[3];
-        MPI_Allreduce(mine_st, all_st, 3, MPI_LONG_LONG, MPI_MAX, comm);
+        /* (and whether some process's domain has holes, or no lower file
+         * open for independent writes: then the writes are collective) */
+        long long mine_st[4] = { err != MPI_SUCCESS, (long long) need,
+                                 mine ? (long long) hi : 0, !dense || !lower->is_open }, all_st[4];
+        MPI_Allreduce(mine_st, all_st, 4, MPI_LONG_LONG, MPI_MAX, comm);
+        /* Every domain dense: each process writes its own, contiguous, on
+         * its own; a collective write would exchange nothing, and cost two
+         * allgathers and, before it, growing the file to the epoch's end
+         * (for the holes it reads: there are none).  The next epoch's
+         * reduction comes after every write of this one, as the next
+         * collective write would. */
+        int independent = !all_st[3];
         if (all_st[0]) {
             if (err == MPI_SUCCESS)
                 err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
@@ -412,7 +435,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
          * what it reads past the end of the file is not zeros but whatever
          * its buffer held (a one-byte hole between two jobs' data came out
          * 0xff: two-jobs.sh). */
-        if (all_st[2] > 0 && (rs_err = resize_to(&rp, (uint64_t) all_st[2], 1)) != MPI_SUCCESS
+        if (!independent && all_st[2] > 0
+            && (rs_err = resize_to(&rp, (uint64_t) all_st[2], 1)) != MPI_SUCCESS
             && err == MPI_SUCCESS)
             err = rs_err;
         LAP(write);             /* (resizes write the file) */
@@ -459,8 +483,9 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
             /* The write is collective: a process that failed still takes
              * part, with nothing to write, and says so at the next check. */
             logfs_fault("replay-round");        /* (kill only) */
-            int w_err = write_round(&rp, pc, err == MPI_SUCCESS ? npc : 0,
-                                    err == MPI_SUCCESS ? bytes : 0);
+            int w_err = independent ? write_own(&rp, pc, err == MPI_SUCCESS ? npc : 0)
+                : write_round(&rp, pc, err == MPI_SUCCESS ? npc : 0,
+                              err == MPI_SUCCESS ? bytes : 0);
             int injected = logfs_fault("canonical-write");
             if (injected && w_err == MPI_SUCCESS)
                 w_err = ADIOI_Err_create_code(myname, canonical, injected);
