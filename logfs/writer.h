@@ -243,6 +243,10 @@ const char *logfs_writer_metalog_path(const struct logfs_writer *w);
 const char *logfs_writer_datalog_path(const struct logfs_writer *w);
 const char *logfs_writer_seal_path(const struct logfs_writer *w);
 
+/* The metalog path a writer with options dir and name has (malloc'ed; NULL
+ * when out of memory): for a caller that names another process's log. */
+char *logfs_writer_metalog_path_of(const char *dir, const char *name);
+
 /* @return the metalog length recorded by the last seal (0 before the first sync). */
 uint64_t logfs_writer_sealed_length(const struct logfs_writer *w);
 

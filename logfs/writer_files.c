@@ -173,6 +173,11 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
     return LOGFS_OK;
 }
 
+char *logfs_writer_metalog_path_of(const char *dir, const char *name)
+{
+    return logfs_path_join(dir, name, "metalog");
+}
+
 int logfs_writer_has_files(const struct logfs_writer *w)
 {
     return !w->lazy;

@@ -90,6 +90,8 @@ typedef struct ADIOI_BBFS_File {
     uint64_t file_id;           /* in every metalog header and the manifest */
     int nwriters;               /* processes that opened the file */
     char **metalogs;            /* metalog path of every writer, by rank */
+    int ids_alike;              /* every process's host and bbfs_logdir are the same
+                                 * (agreed at open): each names the others' logs */
     char **servers;             /* by rank: its node's bbserver ("": none), for replays
                                  * by processes that cannot open its logs */
     struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */

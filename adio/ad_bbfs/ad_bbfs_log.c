@@ -135,6 +135,50 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     return MPI_SUCCESS;
 }
 
+/* gather_ids' answer where every process's host and log directory are
+ * this one's and none has a server (ids_alike): each writer's metalog is
+ * named as its own writer names it.  No collective; errors are agreed
+ * after.  @return MPI_SUCCESS or an out-of-memory error. */
+static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **all,
+                    char **packed)
+{
+    static char myname[] = "ADIOI_BBFS_SAME_IDS";
+    int n = bf->nwriters;
+    char host[LOGFS_MANIFEST_HOST_MAX] = "", name[PATH_MAX];
+    char **paths = ADIOI_Malloc(sizeof(char *) * n);
+    size_t total = 0, at = 0;
+
+    gethostname(host, sizeof(host) - 1);
+    for (int r = 0; r < n; r++) {
+        snprintf(name, sizeof(name), "%s.%016llx.%d", base, (unsigned long long) bf->file_id, r);
+        paths[r] = logfs_writer_metalog_path_of(bf->hints.logdir, name);
+        total += (paths[r] ? strlen(paths[r]) : 0) + 1;
+    }
+    total += strlen(host) + 2;
+    *packed = ADIOI_Malloc(total);
+    *all = ADIOI_Malloc(sizeof(**all) * n);
+    char *h = *packed;          /* the host, then "" (no server), then the paths */
+    strcpy(h, host);
+    at = strlen(host) + 1;
+    (*packed)[at++] = '\0';
+    int err = MPI_SUCCESS;
+    for (int r = 0; r < n; r++) {
+        (*all)[r].err_class = 0;
+        (*all)[r].host = h;
+        (*all)[r].server = h + strlen(host);
+        (*all)[r].path = *packed + at;
+        if (!paths[r] && err == MPI_SUCCESS)
+            err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                       MPI_ERR_NO_MEM, "**nomem", "bbfs: no memory for the "
+                                       "names of the logs");
+        strcpy(*packed + at, paths[r] ? paths[r] : "");
+        at += strlen(*packed + at) + 1;
+        free(paths[r]);
+    }
+    ADIOI_Free(paths);
+    return err;
+}
+
 /* Create this process's logs and the manifest naming everyone's. */
 static void log_start(ADIO_File fd, int *error_code)
 {
@@ -189,7 +233,11 @@ static void log_start(ADIO_File fd, int *error_code)
      * PATH_MAX) would be 4.6 KB each, 150 MB in every process at 32k. */
     struct writer_id *all = NULL;
     char *packed = NULL;
-    int g_err = gather_ids(fd, err, &all, &packed);
+    /* (one node, one log directory, no server: every name is known here,
+     * and the errors are agreed below, after process 0 published) */
+    int alike = bf->ids_alike && !bf->srv;
+    int g_err = alike ? same_ids(bf, base ? base + 1 : bf->canonical, &all, &packed)
+        : gather_ids(fd, err, &all, &packed);
     if (err == MPI_SUCCESS)
         err = g_err;            /* (this process's own failure says more) */
     for (int r = 0; r < bf->nwriters && err == MPI_SUCCESS; r++)
@@ -200,6 +248,8 @@ static void log_start(ADIO_File fd, int *error_code)
     if (err != MPI_SUCCESS) {
         ADIOI_BBFS_FREE(all);
         ADIOI_BBFS_FREE(packed);
+        if (alike)              /* (the others learn it in the agreement they make below) */
+            err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         *error_code = err;
         goto fn_fail;
     }
@@ -237,7 +287,8 @@ static void log_start(ADIO_File fd, int *error_code)
     }
     ADIOI_BBFS_FREE(all);
     ADIOI_BBFS_FREE(packed);
-    /* (only process 0 can have failed since the gathering) */
+    /* (only process 0 can have failed since the gathering; without it,
+     * any process: alike, there is no server, and this agrees errors) */
     *error_code = ADIOI_BBFS_Server_agree_map(fd, myname, err, adopted ? other_map : NULL);
     if (*error_code == MPI_SUCCESS)
         return;

@@ -533,6 +533,9 @@ static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pend
         return h_err;
     if (all[AGREE_ERR] != 0)
         return ADIOI_BBFS_Error_of_key(all[AGREE_ERR], size, err, myname);
+    /* (the server facts' host and bbfs_logdir hashes: least == greatest) */
+    bf->ids_alike = bf->server_facts[0] == ~bf->server_facts[1]
+        && bf->server_facts[2] == ~bf->server_facts[3];
     for (int i = 0; i < 7; i++)
         hdr[i] = (long long) all[AGREE_STATE + i];
     bf->file_id = (uint64_t) hdr[2];
