@@ -23,6 +23,9 @@
  * 60% of a plain write() loop, the direct path at par). */
 #define DIRECT_MIN ((size_t)64 << 10)
 
+/* The buffer's first size; it doubles up to the datalog's cap. */
+#define BUF_START ((size_t)64 << 10)
+
 static int map_at_least(struct logfs_datalog *dl, uint64_t need, struct logfs_error *err)
 {
     size_t len = dl->map_len ? dl->map_len : dl->cap;
@@ -122,7 +125,10 @@ int logfs_datalog_init(struct logfs_datalog *dl, const char *path, size_t buffer
     dl->durable = durable;
     dl->cap = buffer_size;
     dl->path = strdup(path);
-    dl->buf = malloc(dl->cap);
+    /* (it grows to cap as appends need: a handle that writes 4 KiB and
+     * closes took 4 MiB from the heap and gave it back every time) */
+    dl->alloc = buffer_size < BUF_START ? buffer_size : BUF_START;
+    dl->buf = malloc(dl->alloc);
     if (!dl->path || !dl->buf) {
         logfs_datalog_abandon(dl);
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a %zu-byte datalog buffer",
@@ -259,6 +265,16 @@ int logfs_datalog_append(struct logfs_datalog *dl, const void *data, size_t n,
             return rc;
         dl->len += n;
         return LOGFS_OK;
+    }
+    if (dl->fill + n > dl->alloc && dl->alloc < dl->cap) {
+        size_t want = dl->alloc;
+        while (want < dl->fill + n && want < dl->cap)
+            want = want > dl->cap / 2 ? dl->cap : 2 * want;
+        uint8_t *b = realloc(dl->buf, want);
+        if (!b)
+            return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a %zu-byte datalog buffer", want);
+        dl->buf = b;
+        dl->alloc = want;
     }
     while (n > 0) {
         size_t k = dl->cap - dl->fill;

@@ -25,6 +25,7 @@ struct logfs_datalog {
     /* write path */
     uint8_t *buf;
     size_t cap, fill;
+    size_t alloc;       /* bytes of buf allocated so far (grows to cap) */
     /* pmem path */
     int is_pmem;
     uint8_t *map;
