@@ -4,6 +4,7 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "adio_extern.h"
 
 #include "../../logfs/coding.h"
 #include "../../logfs/errors.h"
@@ -142,14 +143,20 @@ int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank)
  * one more collective per open, and the lower driver's collectives come in
  * the same order on every process, between bbfs's own, as ROMIO's two
  * layers of one file use one communicator.  (The lower open also finds the
- * processes' host names cached on it: no second gather.)  Collective. */
+ * processes' host names cached on it: no second gather; and, nested in
+ * the bbfs handle's open, which processed the system hints on every
+ * process, no reduction asking whether all have: ADIOI_Open_nested,
+ * adio/mpich-patches/romio-nested-open.patch.)  Collective. */
 ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
                                 int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
-    return ADIO_Open(fd->comm, fd->comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
-                     access_mode, 0, MPI_BYTE, MPI_BYTE, info, perm, error_code);
+    ADIOI_Open_nested = 1;
+    ADIO_File lo = ADIO_Open(fd->comm, fd->comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
+                             access_mode, 0, MPI_BYTE, MPI_BYTE, info, perm, error_code);
+    ADIOI_Open_nested = 0;
+    return lo;
 }
 
 /* Closes the lower file.  It only borrowed the bbfs handle's view (etype
