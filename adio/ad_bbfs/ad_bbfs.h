@@ -257,14 +257,20 @@ typedef struct ADIOI_BBFS_Pending {
     int deferred;               /* a close: this handle's session was left pending */
 } ADIOI_BBFS_Pending;
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
-/* Collective: claim the file's pending sessions (only if no other handle's
- * session is live, unless always) and tell every process.  defer_if_live
- * (a close): if another handle's session is live, leave this one's pending
- * instead (p->deferred), in the same locked step. */
-int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, int defer_if_live, ADIOI_BBFS_Pending * p);
+/* Collective, at a close that would replay: every process's sealed
+ * epochs (into process 0's manifest) and err agreed, with process 0's
+ * claim of the file's pending sessions (only if no other handle's session
+ * is live, unless always) in one collective.  defer_if_live: if another
+ * handle's session is live, this one's is left pending instead
+ * (p->deferred), in the same locked step; process 0 then returns its own
+ * outcome of that, the others MPI_SUCCESS. */
+int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
+                            int defer_if_live, ADIOI_BBFS_Pending * p);
 /* Collective: replay the claimed sessions, with this handle's own if
  * with_own (its writer read from memory if mem), in one plan through lo;
- * then remove them, unless keep. */
+ * then, unless keep, agree the outcome and remove them.  With keep the
+ * outcome is this process's: the caller agrees it (with the lower close
+ * that usually follows, ADIOI_BBFS_Replayed_close). */
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
                               int keep, const ADIOI_BBFS_Memlog * mem);
 /* Collective: remove the sessions a replay with keep left (and this
@@ -273,8 +279,9 @@ int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own
 /* Collective: close lo, the lower file a replay with keep wrote (its view
  * is not freed).  A network file system may report a failed write-back
  * (EDQUOT, EIO) only at close, so the logs go only after this agreed
- * MPI_SUCCESS; else the error says they stay. */
-int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname);
+ * MPI_SUCCESS; else the error says they stay.  err: this process's outcome
+ * of the replay, agreed with the close's (one agreement for both). */
+int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname, int err);
 /* The error of a replay whose write (or the lower file's close after it)
  * failed with w_err: its class, and that the logs stay. */
 int ADIOI_BBFS_Err_canonical_write(const char *myname, const char *canonical, int w_err);
@@ -305,9 +312,6 @@ void ADIOI_BBFS_Manifest_remove(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf);
 /* Collective at close: each writer's sealed epochs into process 0's manifest. */
 void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed);
-/* The same, and every process's err agreed (as ADIOI_BBFS_Agree_error), in
- * one collective. */
-int ADIOI_BBFS_Manifest_epochs_agree(ADIO_File fd, uint64_t sealed, const char *myname, int err);
 /* Process 0: publish the manifest as pending and let the session go. */
 int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf);
 /* here[w]: whether this process can open writer w's metalog. */

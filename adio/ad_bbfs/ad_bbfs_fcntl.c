@@ -117,6 +117,7 @@ static void sync_canonical(ADIO_File fd, int *error_code)
         err = ADIOI_BBFS_Pending_list(fd, &p);
     if (err == MPI_SUCCESS)
         err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, 1, NULL); /* (synced: in files) */
+    err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
     if (err == MPI_SUCCESS)
         ADIO_Flush(lo, &err);
     ADIOI_BBFS_Pending_free(&p);

@@ -355,19 +355,15 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
             sealed = 0;
         }
     }
+    logfs_fault("close-logs-closed");   /* (kill only) sealed, not yet replayed */
     /* A replay needs every log closed (and every process to know it); a
      * deferred close only reports its own outcome, and rank 0's manifest. */
-    if (replay)
-        err = ADIOI_BBFS_Manifest_epochs_agree(fd, sealed, myname, err);
-    else
-        ADIOI_BBFS_Manifest_epochs(fd, sealed);
-    logfs_fault("close-logs-closed");   /* (kill only) sealed, not yet replayed */
     if (replay) {
-        if (err == MPI_SUCCESS)
-            err = ADIOI_BBFS_Pending_take(fd, how == FINISH_REPLAY_NOW,
-                                          how == FINISH_REPLAY_IF_LAST, &p);
-        /* every process has the same answer (one broadcast) */
-        if (err == MPI_SUCCESS && p.deferred)
+        err = ADIOI_BBFS_Pending_take(fd, sealed, err, how == FINISH_REPLAY_NOW,
+                                      how == FINISH_REPLAY_IF_LAST, &p);
+        /* every process has the same answer (one collective), but for
+         * process 0's own when it left the session pending */
+        if (p.deferred)
             replay = 0;         /* process 0 left the session pending already */
         else if (err != MPI_SUCCESS) {
             replay = 0;
@@ -376,6 +372,7 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         }
         *error_code = err;
     } else {
+        ADIOI_BBFS_Manifest_epochs(fd, sealed);
         if (rank == 0) {
             int m_err = ADIOI_BBFS_Manifest_leave_pending(bf);
             if (err == MPI_SUCCESS)
@@ -396,13 +393,11 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
          * network file system may report a failed write-back only there);
          * a replay in the middle of a session leaves it open. */
         int closing = how == FINISH_REPLAY_IF_LAST;
-        if (err == MPI_SUCCESS)
+        if (err == MPI_SUCCESS)         /* (closing: agreed with the lower close) */
             err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, closing, NULL);
         if (closing) {
-            int close_err = ADIOI_BBFS_Replayed_close(fd, lo, myname);
+            err = ADIOI_BBFS_Replayed_close(fd, lo, myname, err);
             bf->lower_closed = 1;
-            if (err == MPI_SUCCESS)
-                err = close_err;
             if (err == MPI_SUCCESS)
                 err = ADIOI_BBFS_Pending_remove(fd, &p, 1);
         }

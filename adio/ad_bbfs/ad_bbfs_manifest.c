@@ -97,30 +97,6 @@ void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed)
     }
 }
 
-int ADIOI_BBFS_Manifest_epochs_agree(ADIO_File fd, uint64_t sealed, const char *myname, int err)
-{
-    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    int rank, size;
-
-    MPI_Comm_rank(fd->comm, &rank);
-    MPI_Comm_size(fd->comm, &size);
-    uint64_t mine[2] = { sealed, ADIOI_BBFS_Error_key(err, rank) };
-    uint64_t *all = ADIOI_Malloc(sizeof(uint64_t) * 2 * size), key = 0;
-    int rc = MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, fd->comm);
-    if (rc != MPI_SUCCESS) {
-        ADIOI_Free(all);
-        return ADIOI_BBFS_Err_peer_lost(myname, rc);
-    }
-    for (int r = 0; r < size; r++) {
-        if (rank == 0)
-            bf->manifest->w[r].epochs = all[2 * r];
-        if (all[2 * r + 1] > key)
-            key = all[2 * r + 1];
-    }
-    ADIOI_Free(all);
-    return ADIOI_BBFS_Error_of_key(key, size, err, myname);
-}
-
 /* Process 0: the session becomes pending, its manifest with the epochs. */
 int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf)
 {

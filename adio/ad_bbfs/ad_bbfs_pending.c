@@ -277,20 +277,77 @@ static int parse_all(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
     return MPI_SUCCESS;
 }
 
-int ADIOI_BBFS_Pending_take(ADIO_File fd, int always, int defer_if_live, ADIOI_BBFS_Pending * p)
+int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
+                            int defer_if_live, ADIOI_BBFS_Pending * p)
 {
     static char myname[] = "ADIOI_BBFS_PENDING_TAKE";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    int rank, err = MPI_SUCCESS;
+    int rank, size, lk = -1;
+    long long hdr[7] = { 0, 0, 0, 0, 0, 0, 0 };
 
     memset(p, 0, sizeof(*p));
     MPI_Comm_rank(fd->comm, &rank);
-    if (rank == 0)
-        err = find_pending(bf, always, defer_if_live, p);
-    err = bcast_open_state(fd->comm, myname, err, bf, p);
-    if (err != MPI_SUCCESS)
+    MPI_Comm_size(fd->comm, &size);
+    /* Process 0 looks, and decides whether this close is the last, under
+     * the sessions' lock, which it keeps until it has published what it
+     * decided: of several handles closing at once, one is last. */
+    if (rank == 0) {
+        lk = logfs_sessions_lock(bf->canonical);
+        int f_err = err == MPI_SUCCESS ? find_locked(bf, always, p) : MPI_SUCCESS;
+        if (f_err == MPI_SUCCESS && defer_if_live && p->live_others) {
+            for (int i = 0; i < p->n; i++) {
+                logfs_session_release(&p->claims[i]);
+                ADIOI_BBFS_FREE(p->texts[i]);
+            }
+            p->n = 0;
+            p->deferred = 1;
+        }
+        if (err == MPI_SUCCESS)
+            err = f_err;
+        if (err == MPI_SUCCESS)
+            open_state(bf, p, hdr);
+    }
+    /* One collective: every process's sealed epochs (for the manifest) and
+     * error, and process 0's findings. */
+    enum { SLOT = 2 + 7 };
+    uint64_t mine[SLOT], *all = ADIOI_Malloc(sizeof(uint64_t) * SLOT * size), key = 0;
+    mine[0] = sealed;
+    mine[1] = ADIOI_BBFS_Error_key(err, rank);
+    for (int i = 0; i < 7; i++)
+        mine[2 + i] = (uint64_t) hdr[i];
+    int rc = MPI_Allgather(mine, SLOT, MPI_UINT64_T, all, SLOT, MPI_UINT64_T, fd->comm);
+    if (rc != MPI_SUCCESS)
+        err = ADIOI_BBFS_Err_peer_lost(myname, rc);
+    for (int r = 0; r < size && rc == MPI_SUCCESS; r++) {
+        if (rank == 0)
+            bf->manifest->w[r].epochs = all[SLOT * r];
+        if (all[SLOT * r + 1] > key)
+            key = all[SLOT * r + 1];
+    }
+    if (rc == MPI_SUCCESS)
+        err = ADIOI_BBFS_Error_of_key(key, size, err, myname);
+    for (int i = 0; i < 7; i++)
+        hdr[i] = (long long) all[2 + i];
+    ADIOI_Free(all);
+    if (rank == 0 && err == MPI_SUCCESS && p->deferred) {
+        /* (this process's own outcome: a deferred close reports its own) */
+        int m_err = ADIOI_BBFS_Manifest_publish(bf);
+        ADIOI_BBFS_Manifest_release(bf);
+        logfs_sessions_unlock(lk);
         pending_free(p, 1);
-    return err;
+        p->deferred = 1;
+        return m_err;
+    }
+    logfs_sessions_unlock(lk);
+    if (err != MPI_SUCCESS) {
+        pending_free(p, 1);
+        return err;
+    }
+    p->live_others = (int) hdr[4];
+    p->others = (int) hdr[5];
+    p->deferred = (int) hdr[6];
+    bcast_texts(fd->comm, rank, hdr[0], hdr[1], p);
+    return MPI_SUCCESS;
 }
 
 int ADIOI_BBFS_Pending_list(ADIO_File fd, ADIOI_BBFS_Pending * p)
@@ -486,9 +543,11 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, servers, counts, ns, promised,
                                  mem, &h, bf->hints.timing ? &bf->times : NULL)
         : MPI_SUCCESS;
-    err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
-    if (err == MPI_SUCCESS && !keep)
-        remove_parsed(fd, p, p->parsed, with_own);
+    if (!keep) {
+        err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+        if (err == MPI_SUCCESS)
+            remove_parsed(fd, p, p->parsed, with_own);
+    }
     ADIOI_Free(paths);
     ADIOI_Free(servers);
     ADIOI_Free(promised);
@@ -604,17 +663,15 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
     }
     /* The logs stay until the lower close succeeded. */
     *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 1, NULL);
-    int close_err = ADIOI_BBFS_Replayed_close(fd, lo, myname);
+    *error_code = ADIOI_BBFS_Replayed_close(fd, lo, myname, *error_code);
     MPI_File h = lo;
     MPIO_File_free(&h);
-    if (*error_code == MPI_SUCCESS)
-        *error_code = close_err;
     if (*error_code == MPI_SUCCESS)
         *error_code = ADIOI_BBFS_Pending_remove(fd, &p, 0);
     pending_free(&p, 1);
 }
 
-int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname)
+int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname, int err)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int close_err;
@@ -625,5 +682,5 @@ int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname)
         close_err = ADIOI_Err_create_code((char *) myname, bf->canonical, injected);
     if (close_err != MPI_SUCCESS)
         close_err = ADIOI_BBFS_Err_canonical_write(myname, bf->canonical, close_err);
-    return ADIOI_BBFS_Agree_error(fd->comm, myname, close_err);
+    return ADIOI_BBFS_Agree_error(fd->comm, myname, err != MPI_SUCCESS ? err : close_err);
 }

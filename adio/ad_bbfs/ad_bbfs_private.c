@@ -146,10 +146,8 @@ int ADIOI_BBFS_Private_close(ADIO_File fd, int closing, int *error_code)
     if (err == MPI_SUCCESS)
         err = ADIOI_BBFS_Pending_replay(fd, lo, &none, 1, 1, &mem);
     if (closing) {
-        int close_err = ADIOI_BBFS_Replayed_close(fd, lo, myname);
+        err = ADIOI_BBFS_Replayed_close(fd, lo, myname, err);
         bf->lower_closed = 1;
-        if (err == MPI_SUCCESS)
-            err = close_err;
     }
     if (err != MPI_SUCCESS) {
         /* The data must outlive the failure: the logs go to their files,

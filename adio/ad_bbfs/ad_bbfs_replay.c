@@ -304,7 +304,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct logfs_error le;
     struct piece_vec v = { NULL, 0, 0, round_bytes };
     struct run_vec rv = { NULL, 0, 0, 0 };
-    int rank, nprocs, rc, err = MPI_SUCCESS, failed;
+    int rank, nprocs, rc, err = MPI_SUCCESS;
     double t0 = MPI_Wtime(), lap = t0;
     uint64_t total = 0;
     /* the seconds since the last lap go to part f of times */
@@ -342,34 +342,37 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         snprintf(msg, sizeof(msg), "cannot replay the logs of %s: %s", canonical, le.msg);
         err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
     }
-    MPI_Allreduce(&rc, &failed, 1, MPI_INT, MPI_MAX, comm);
-    if (failed != LOGFS_OK) {
-        if (err == MPI_SUCCESS)
-            err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                       MPI_ERR_IO, "**io", "bbfs: another process cannot "
-                                       "read the logs of %s", canonical);
-        goto fn_exit;
+    /* Every process planned the same bytes; one that could not (no
+     * memory) says so at the first epoch's reduction, below, where all
+     * stop together.  (The plan is the same everywhere: so is its count of
+     * epochs, where none failed.) */
+    int plan_failed = rc != LOGFS_OK;
+    uint64_t nepochs = 0;
+    if (!plan_failed) {
+        /* (damage a salvage skipped was reported by the writer's host) */
+        int add_rc;
+        struct logfs_error add_le;
+        ADIOI_BBFS_Datalogs_add(&rp.logs, rp.plan, INT_MAX, &add_rc, &add_le);  /* opens nothing */
+        nepochs = logfs_plan_nepochs(rp.plan);
     }
-
-    /* (damage a salvage skipped was reported by the writer's host) */
-    int add_rc;
-    struct logfs_error add_le;
-    ADIOI_BBFS_Datalogs_add(&rp.logs, rp.plan, INT_MAX, &add_rc, &add_le);      /* opens nothing */
-    uint64_t nepochs = logfs_plan_nepochs(rp.plan);
     if (times)
         times->epochs += (long long) nepochs;
     LAP(metalogs);
-    for (uint64_t e = 0; e < nepochs; e++) {
-        struct logfs_resize rs;
-        uint64_t lo, hi, mine = 0;
-        logfs_plan_resize(rp.plan, e, &rs);
+    /* (at least one pass: its reduction agrees the planning) */
+    for (uint64_t e = 0; e < nepochs || e == 0; e++) {
+        struct logfs_resize rs = { 0, 0, 0 };
+        uint64_t lo = 0, hi = 0, mine = 0;
+        int have = e < nepochs;         /* (false: nothing to replay, or no plan here) */
+        if (have)
+            logfs_plan_resize(rp.plan, e, &rs);
         /* Dense if this process's runs cover its whole domain (runs never
          * share a byte); otherwise the piece list, merged into blocks. */
         rv.n = 0;
         rv.bytes = 0;
-        int plan_rc = logfs_plan_domain_runs(rp.plan, e, (uint32_t) rank, (uint32_t) nprocs,
-                                             &lo, &hi, collect_run, &rv);
-        if (logfs_fault("replay-plan") == ENOMEM)
+        int plan_rc = have ? logfs_plan_domain_runs(rp.plan, e, (uint32_t) rank,
+                                                    (uint32_t) nprocs, &lo, &hi, collect_run,
+                                                    &rv) : LOGFS_OK;
+        if (have && logfs_fault("replay-plan") == ENOMEM)
             plan_rc = LOGFS_ENOMEM;
         int dense = plan_rc == LOGFS_OK && rv.bytes == hi - lo;
         v.n = 0;
@@ -404,9 +407,10 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         uint64_t need = dense ? (mine + round_bytes - 1) / round_bytes : packed_rounds(&v, round_bytes);
         /* (and whether some process's domain has holes, or no lower file
          * open for independent writes: then the writes are collective) */
-        long long mine_st[4] = { err != MPI_SUCCESS, (long long) need,
-                                 mine ? (long long) hi : 0, !dense || !lower->is_open }, all_st[4];
-        MPI_Allreduce(mine_st, all_st, 4, MPI_LONG_LONG, MPI_MAX, comm);
+        long long mine_st[5] = { err != MPI_SUCCESS, (long long) need,
+                                 mine ? (long long) hi : 0, !dense || !lower->is_open,
+                                 plan_failed }, all_st[5];
+        MPI_Allreduce(mine_st, all_st, 5, MPI_LONG_LONG, MPI_MAX, comm);
         /* Every domain dense: each process writes its own, contiguous, on
          * its own; a collective write would exchange nothing, and cost two
          * allgathers and, before it, growing the file to the epoch's end
@@ -414,6 +418,10 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
          * reduction comes after every write of this one, as the next
          * collective write would. */
         int independent = !all_st[3];
+        if (all_st[0] && all_st[4] && err == MPI_SUCCESS)
+            err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                       MPI_ERR_IO, "**io", "bbfs: another process cannot "
+                                       "read the logs of %s", canonical);
         if (all_st[0]) {
             if (err == MPI_SUCCESS)
                 err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
@@ -421,6 +429,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                                            "process");
             break;
         }
+        if (!have)
+            break;              /* (no epoch at all, alike everywhere) */
         long long rounds = all_st[1];
         size_t next = 0;
         LAP(plan);
