@@ -194,6 +194,22 @@ static void bcast_texts(MPI_Comm comm, int rank, long long n, long long total,
     ADIOI_Free(all);
 }
 
+/* Process 0's findings as the open's and close's collectives carry them
+ * (bcast_open_state's header after the error class).  Process 0 only. */
+static void open_state(const ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
+                       long long hdr[7])
+{
+    hdr[0] = p->n;
+    hdr[1] = 0;
+    for (int i = 0; i < p->n; i++)
+        hdr[1] += (long long) p->lens[i] + 1;
+    hdr[2] = (long long) bf->file_id;
+    hdr[3] = bf->lower_fstype;
+    hdr[4] = p->live_others;
+    hdr[5] = p->others;
+    hdr[6] = p->deferred;
+}
+
 /* One broadcast of everything process 0 found: the outcome (its MPI error
  * class), this open's log id, the lower driver, the pending manifests.
  * Collectives are expensive when processes share cores; an open makes as
@@ -211,14 +227,7 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
             MPI_Error_class(err, &cls);
             hdr[0] = cls;
         }
-        hdr[1] = p->n;
-        for (int i = 0; i < p->n; i++)
-            hdr[2] += (long long) p->lens[i] + 1;
-        hdr[3] = (long long) bf->file_id;
-        hdr[4] = bf->lower_fstype;
-        hdr[5] = p->live_others;
-        hdr[6] = p->others;
-        hdr[7] = p->deferred;
+        open_state(bf, p, hdr + 1);
     }
     MPI_Bcast(hdr, 8, MPI_LONG_LONG, 0, comm);
     bf->file_id = (uint64_t) hdr[3];
@@ -235,21 +244,6 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
     return MPI_SUCCESS;
 }
 
-/* What bcast_open_state's header starts with: process 0's findings (the
- * error class apart).  Process 0 only. */
-static void open_state(const ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
-                       long long hdr[7])
-{
-    hdr[0] = p->n;
-    hdr[1] = 0;
-    for (int i = 0; i < p->n; i++)
-        hdr[1] += (long long) p->lens[i] + 1;
-    hdr[2] = (long long) bf->file_id;
-    hdr[3] = bf->lower_fstype;
-    hdr[4] = p->live_others;
-    hdr[5] = p->others;
-    hdr[6] = p->deferred;
-}
 
 /* The claimed manifests, parsed once (a close's replay and the removal
  * after its lower close use the same); every process parsed the same
