@@ -562,6 +562,10 @@ int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, 
                              size_t len);
 void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
 
+/* err's MPI error string (its last line only, if last_line) into out, of
+ * len bytes, NUL-terminated; safe from MPICH's overrun of long ones. */
+void ADIOI_BBFS_Error_text(int err, int last_line, char *out, size_t len);
+
 /* ad_bbfs_common.c */
 int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);
 int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *msg);

@@ -120,16 +120,27 @@ int ADIOI_BBFS_Error_of_key(uint64_t key, int size, int err, const char *myname)
 int ADIOI_BBFS_Err_peer_lost(const char *myname, int mpi_err)
 {
     char msg[MPI_MAX_ERROR_STRING] = "a reduction returned bytes no process sent";
-    int len;
-    if (mpi_err != MPI_SUCCESS)
-        MPI_Error_string(mpi_err, msg, &len);
     /* (MPI's own message is long and names the lost rank last) */
-    const char *tail = strrchr(msg, '\n');
+    if (mpi_err != MPI_SUCCESS)
+        ADIOI_BBFS_Error_text(mpi_err, 1, msg, sizeof(msg));
     return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, MPI_ERR_IO,
                                 "**io", "bbfs: a process of this file's job is gone (node lost?); "
                                 "the logs stay: after the job, bbfs-replay --salvage on the "
-                                "remaining nodes recovers what they hold (MPI: %s)",
-                                tail ? tail + 1 : msg);
+                                "remaining nodes recovers what they hold (MPI: %s)", msg);
+}
+
+void ADIOI_BBFS_Error_text(int err, int last_line, char *out, size_t len)
+{
+    /* MPICH 4.0.2 reads past the buffer MPI_Error_string is given when the
+     * error's stack does not fit in MPI_MAX_ERROR_STRING (errutil.c, a
+     * strlen at the end of the full buffer; AddressSanitizer saw it under
+     * a node lost at close): it gets a zeroed one twice that size. */
+    char s[2 * MPI_MAX_ERROR_STRING];
+    int n;
+    memset(s, 0, sizeof(s));
+    MPI_Error_string(err, s, &n);
+    const char *t = last_line ? strrchr(s, '\n') : NULL;
+    snprintf(out, len, "%s", t ? t + 1 : s);
 }
 
 int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank)

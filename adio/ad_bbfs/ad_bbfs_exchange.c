@@ -95,7 +95,7 @@ static int agree_message(MPI_Comm comm, const char *myname, int err)
         int cls;
         char msg[MPI_MAX_ERROR_STRING];
     } m;
-    int rank, first, mine, len;
+    int rank, first, mine;
 
     MPI_Comm_rank(comm, &rank);
     mine = err != MPI_SUCCESS ? rank : INT_MAX;
@@ -105,7 +105,7 @@ static int agree_message(MPI_Comm comm, const char *myname, int err)
     memset(&m, 0, sizeof(m));
     if (rank == first) {
         MPI_Error_class(err, &m.cls);
-        MPI_Error_string(err, m.msg, &len);
+        ADIOI_BBFS_Error_text(err, 0, m.msg, sizeof(m.msg));
     }
     MPI_Bcast(&m, (int) sizeof(m), MPI_BYTE, first, comm);
     if (err != MPI_SUCCESS)
@@ -256,12 +256,9 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
             if (err != MPI_SUCCESS && salvage) {
                 /* (a dead node's server: its logs are out of reach) */
                 char msg[MPI_MAX_ERROR_STRING];
-                int mlen;
-                MPI_Error_string(err, msg, &mlen);
-                const char *why = strrchr(msg, '\n');  /* (the stack's last line) */
+                ADIOI_BBFS_Error_text(err, 1, msg, sizeof(msg));        /* (the stack's last line) */
                 fprintf(stderr, "bbfs replay %s: writer %d not recovered: %s; the other "
-                        "writers are replayed without it (salvage)\n", canonical, w,
-                        why ? why + 1 : msg);
+                        "writers are replayed without it (salvage)\n", canonical, w, msg);
                 x->gone[w] = 1;
                 err = MPI_SUCCESS;
                 continue;

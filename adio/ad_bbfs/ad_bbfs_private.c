@@ -43,8 +43,7 @@ static int publish_manifest(void *arg, struct logfs_error *le)
         return LOGFS_OK;
     int err = ADIOI_BBFS_Manifest_publish(bf);
     if (err != MPI_SUCCESS) {
-        int len;
-        MPI_Error_string(err, le->msg, &len);
+        ADIOI_BBFS_Error_text(err, 0, le->msg, sizeof(le->msg));
         return LOGFS_EIO;
     }
     bf->unpublished = 0;
