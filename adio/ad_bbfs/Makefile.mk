@@ -30,6 +30,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_features.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_view.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_pending.c        \
+    bbfs/adio/ad_bbfs/ad_bbfs_pending_remove.c \
     bbfs/adio/ad_bbfs/ad_bbfs_manifest.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_log.c            \
     bbfs/adio/ad_bbfs/ad_bbfs_order.c          \

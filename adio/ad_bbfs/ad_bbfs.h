@@ -273,6 +273,11 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
  * that usually follows, ADIOI_BBFS_Replayed_close). */
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
                               int keep, const ADIOI_BBFS_Memlog * mem);
+/* ad_bbfs_pending_remove.c.  Collective: remove the parsed sessions m of
+ * p that a replay made canonical (and this handle's own if with_own). */
+struct logfs_manifest;
+void ADIOI_BBFS_Pending_remove_parsed(ADIO_File fd, ADIOI_BBFS_Pending * p,
+                                      struct logfs_manifest *m, int with_own);
 /* Collective: remove the sessions a replay with keep left (and this
  * handle's own if with_own), as its end would have. */
 int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own);
