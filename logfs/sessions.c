@@ -49,33 +49,35 @@ int logfs_session_path(const char *path, uint64_t file_id, char *out, size_t len
 }
 
 /* The manifest directory must be a directory of this user, not a symbolic
- * link: manifests name files a replay reads and removes.  A missing one
- * is fine (LOGFS_ENOENT is returned, without a message). */
+ * link: manifests name files a replay reads and removes.  Judged on what
+ * lstat (dir_is_own) or fstat of it opened without following a link
+ * (fd_dir_is_own) said. */
+static int dir_stat_is_own(const struct stat *st, const char *dir, struct logfs_error *err)
+{
+    if (!S_ISDIR(st->st_mode) || st->st_uid != geteuid())
+        return logfs_fail(err, LOGFS_EACCES, 0, "manifest directory %s %s, not a directory of "
+                          "this user (uid %u): not trusted; remove it if it is not yours", dir,
+                          S_ISLNK(st->st_mode) ? "is a symbolic link"
+                          : S_ISDIR(st->st_mode) ? "belongs to another user" : "is not a directory",
+                          (unsigned)geteuid());
+    return LOGFS_OK;
+}
+
+/* A missing one is fine (LOGFS_ENOENT is returned, without a message). */
 static int dir_is_own(const char *dir, struct logfs_error *err)
 {
     struct stat st;
     if (lstat(dir, &st) < 0)
         return errno == ENOENT ? LOGFS_ENOENT : logfs_fail_errno(err, errno, "cannot look at", dir);
-    if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-        return logfs_fail(err, LOGFS_EACCES, 0, "manifest directory %s %s, not a directory of "
-                          "this user (uid %u): not trusted; remove it if it is not yours", dir,
-                          S_ISLNK(st.st_mode) ? "is a symbolic link"
-                          : S_ISDIR(st.st_mode) ? "belongs to another user" : "is not a directory",
-                          (unsigned)geteuid());
-    return LOGFS_OK;
+    return dir_stat_is_own(&st, dir, err);
 }
 
-/* dir_is_own for the directory opened (without following a link) as fd. */
 static int fd_dir_is_own(int fd, const char *dir, struct logfs_error *err)
 {
     struct stat st;
     if (fstat(fd, &st) < 0)
         return logfs_fail_errno(err, errno, "cannot look at", dir);
-    if (st.st_uid != geteuid())
-        return logfs_fail(err, LOGFS_EACCES, 0, "manifest directory %s belongs to another user, "
-                          "not this user (uid %u): not trusted; remove it if it is not yours",
-                          dir, (unsigned)geteuid());
-    return LOGFS_OK;
+    return dir_stat_is_own(&st, dir, err);
 }
 
 /* Open-file-description locks: a second open of the file, even in the same

@@ -188,11 +188,19 @@ int logfs_writer_create_files(struct logfs_writer *w, struct logfs_error *err)
     return logfs_writer_ensure_files(w, err);
 }
 
+/* The record that ends the open epoch (SYNC or CLOSE: its number and the
+ * datalog's length), queued. */
+static int queue_epoch_end(struct logfs_writer *w, int type, struct logfs_error *err)
+{
+    uint8_t p[20];
+    size_t n = logfs_put_varint(p, w->epoch);
+    n += logfs_put_varint(p + n, w->dl.len);
+    return logfs_writer_queue_record(w, type, p, n, NULL, 0, err);
+}
+
 int logfs_writer_end_in_memory(struct logfs_writer *w, const void **metalog, size_t *len,
                                struct logfs_error *err)
 {
-    uint8_t p[20];
-    size_t n;
     int rc = LOGFS_OK;
 
     if (w->in_call)
@@ -206,9 +214,7 @@ int logfs_writer_end_in_memory(struct logfs_writer *w, const void **metalog, siz
         return logfs_fail(err, LOGFS_ESTATE, 0, "log %s has its files: close it", w->mpath);
     if (w->slot_queued)
         logfs_writer_fill_later(w, w->later_fn(w->later_arg));
-    n = logfs_put_varint(p, w->epoch);
-    n += logfs_put_varint(p + n, w->dl.len);
-    if ((rc = logfs_writer_queue_record(w, LOGFS_REC_CLOSE, p, n, NULL, 0, err)))
+    if ((rc = queue_epoch_end(w, LOGFS_REC_CLOSE, err)))
         return rc;
     w->epoch++;
     w->ended = 1;
@@ -249,8 +255,7 @@ static int write_seal(struct logfs_writer *w, int closed, struct logfs_error *er
  * taken back out of the queue so a retry does not log the epoch twice. */
 static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
 {
-    uint8_t p[20];
-    size_t n, saved = w->mfill;
+    size_t saved = w->mfill;
     int rc;
 
     if (w->in_call)
@@ -270,9 +275,7 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
     /* (after settle: a failure takes back the SYNC alone, not the records
      * settle queued, which a retry must still write) */
     saved = w->mfill;
-    n = logfs_put_varint(p, w->epoch);
-    n += logfs_put_varint(p + n, w->dl.len);
-    if ((rc = logfs_writer_queue_record(w, type, p, n, NULL, 0, err)))
+    if ((rc = queue_epoch_end(w, type, err)))
         return rc;
     if ((rc = logfs_writer_flush_meta(w, err))) {
         w->mfill = saved;

@@ -574,7 +574,8 @@ void ADIOI_BBFS_Error_text(int err, int last_line, char *out, size_t len);
 /* ad_bbfs_common.c */
 int ADIOI_BBFS_Err_logfs(const char *myname, int line, int code, const char *msg);
 int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *msg);
-/* Errors agreed inside another reduction: a process's key (0: none; the
+/* Errors agreed in a reduction (ADIOI_BBFS_Agree_error's own, or one that
+ * carries more): a process's key (0: none; the
  * lowest failing rank's is the greatest, so MAX picks it), and from the
  * greatest key (of size processes) the error this process returns, its
  * own err if it has one. */

@@ -71,25 +71,15 @@ int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *ms
  * has one.  Collective, so no process waits on one that gave up. */
 int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err)
 {
-    int mine = INT_MAX, cls = MPI_SUCCESS, first;
+    int rank, size;
 
-    if (err != MPI_SUCCESS) {
-        MPI_Error_class(err, &cls);
-        MPI_Comm_rank(comm, &mine);
-    }
-    int pair[2] = { mine, cls }, all[2];
-    /* MINLOC on (rank, class) picks the lowest failing rank's class. */
-    int rc = MPI_Allreduce(pair, all, 1, MPI_2INT, MPI_MINLOC, comm), size;
+    MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    /* MPICH 4.0.2's ch3 can return success from a reduction that lost a
-     * process, with bytes it never received: a rank no process has is
-     * that loss too. */
-    if (rc != MPI_SUCCESS || all[0] < 0 || (all[0] >= size && all[0] != INT_MAX))
+    uint64_t mine = ADIOI_BBFS_Error_key(err, rank), key;
+    int rc = MPI_Allreduce(&mine, &key, 1, MPI_UINT64_T, MPI_MAX, comm);
+    if (rc != MPI_SUCCESS)
         return ADIOI_BBFS_Err_peer_lost(myname, rc);
-    first = all[0];
-    if (first == INT_MAX || err != MPI_SUCCESS)
-        return err;
-    return ADIOI_BBFS_Err_elsewhere(myname, all[1], first);
+    return ADIOI_BBFS_Error_of_key(key, size, err, myname);
 }
 
 uint64_t ADIOI_BBFS_Error_key(int err, int rank)
@@ -105,9 +95,13 @@ int ADIOI_BBFS_Error_of_key(uint64_t key, int size, int err, const char *myname)
 {
     if (key == 0)
         return err;
-    int first = INT_MAX - (int) (key >> 32);
-    if (first < 0 || first >= size)     /* (bytes no process sent: ch3, as above) */
+    /* MPICH 4.0.2's ch3 can return success from a reduction that lost a
+     * process, with bytes it never received: a rank no process has is
+     * that loss too.  (Unsigned: such bytes must not overflow an int.) */
+    uint64_t below_max = key >> 32;
+    if (below_max > INT_MAX || INT_MAX - below_max >= (uint64_t) size)
         return ADIOI_BBFS_Err_peer_lost(myname, MPI_SUCCESS);
+    int first = INT_MAX - (int) below_max;
     return err != MPI_SUCCESS ? err
         : ADIOI_BBFS_Err_elsewhere(myname, (int) (key & 0xffffffff), first);
 }

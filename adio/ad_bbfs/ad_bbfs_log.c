@@ -135,6 +135,14 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     return MPI_SUCCESS;
 }
 
+/* The name of writer rank's logs in bbfs_logdir (logfs adds the suffixes):
+ * the canonical file's base name, the session's file id, the rank. */
+static void log_name(const ADIOI_BBFS_File * bf, const char *base, int rank, char *out,
+                     size_t len)
+{
+    snprintf(out, len, "%s.%016llx.%d", base, (unsigned long long) bf->file_id, rank);
+}
+
 /* gather_ids' answer where every process's host and log directory are
  * this one's and none has a server (ids_alike): each writer's metalog is
  * named as its own writer names it.  No collective; errors are agreed
@@ -150,7 +158,7 @@ static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **a
 
     gethostname(host, sizeof(host) - 1);
     for (int r = 0; r < n; r++) {
-        snprintf(name, sizeof(name), "%s.%016llx.%d", base, (unsigned long long) bf->file_id, r);
+        log_name(bf, base, r, name, sizeof(name));
         paths[r] = logfs_writer_metalog_path_of(bf->hints.logdir, name);
         total += (paths[r] ? strlen(paths[r]) : 0) + 1;
     }
@@ -187,7 +195,7 @@ static void log_start(ADIO_File fd, int *error_code)
     struct logfs_writer_opts o;
     struct logfs_error le;
     char name[PATH_MAX];
-    const char *base = strrchr(bf->canonical, '/');
+    const char *slash = strrchr(bf->canonical, '/'), *base = slash ? slash + 1 : bf->canonical;
     int rank, rc, err = MPI_SUCCESS, adopted = 0;
     char other_map[256] = "";
     /* (a restart keeps its map: handles opened since follow it) */
@@ -200,8 +208,7 @@ static void log_start(ADIO_File fd, int *error_code)
         bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
         MPI_Bcast(&bf->file_id, 1, MPI_UINT64_T, 0, fd->comm);
     }
-    snprintf(name, sizeof(name), "%s.%016llx.%d", base ? base + 1 : bf->canonical,
-             (unsigned long long) bf->file_id, rank);
+    log_name(bf, base, rank, name, sizeof(name));
 
     logfs_writer_opts_init(&o);
     o.dir = bf->hints.logdir;
@@ -236,7 +243,7 @@ static void log_start(ADIO_File fd, int *error_code)
     /* (one node, one log directory, no server: every name is known here,
      * and the errors are agreed below, after process 0 published) */
     int alike = bf->ids_alike && !bf->srv;
-    int g_err = alike ? same_ids(bf, base ? base + 1 : bf->canonical, &all, &packed)
+    int g_err = alike ? same_ids(bf, base, &all, &packed)
         : gather_ids(fd, err, &all, &packed);
     if (err == MPI_SUCCESS)
         err = g_err;            /* (this process's own failure says more) */

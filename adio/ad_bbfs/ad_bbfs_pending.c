@@ -65,26 +65,14 @@ static int own_session(const ADIOI_BBFS_File * bf, const char *path)
 }
 
 /* Process 0: claim and read the pending sessions of the file: all of them
- * if @p always, else only if no other handle's session is live.  With
- * @p defer_if_live (a close) and another handle's session live, this
- * handle's own session becomes pending instead, in the same locked step
- * (logfs_sessions_lock): of several handles closing at once, one is last. */
-static int find_pending(ADIOI_BBFS_File * bf, int always, int defer_if_live,
-                        ADIOI_BBFS_Pending * p)
+ * if @p always, else only if no other handle's session is live; under
+ * the sessions' lock (logfs_sessions_lock), as a close's choice is made
+ * (ADIOI_BBFS_Pending_take). */
+static int find_pending(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
 {
     int lk = logfs_sessions_lock(bf->canonical);
     int err = find_locked(bf, always, p);
 
-    if (err == MPI_SUCCESS && defer_if_live && p->live_others) {
-        for (int i = 0; i < p->n; i++) {
-            logfs_session_release(&p->claims[i]);
-            ADIOI_BBFS_FREE(p->texts[i]);
-        }
-        p->n = 0;
-        p->deferred = 1;
-        err = ADIOI_BBFS_Manifest_publish(bf);
-        ADIOI_BBFS_Manifest_release(bf);
-    }
     logfs_sessions_unlock(lk);
     return err;
 }
@@ -210,6 +198,20 @@ static void open_state(const ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
     hdr[6] = p->deferred;
 }
 
+/* The other side of open_state, on every process: process 0's findings,
+ * and then the texts of the pending manifests they count (collective when
+ * there are any). */
+static void take_state(ADIOI_BBFS_File * bf, MPI_Comm comm, int rank, const long long hdr[7],
+                       ADIOI_BBFS_Pending * p)
+{
+    bf->file_id = (uint64_t) hdr[2];
+    bf->lower_fstype = (int) hdr[3];
+    p->live_others = (int) hdr[4];
+    p->others = (int) hdr[5];
+    p->deferred = (int) hdr[6];
+    bcast_texts(comm, rank, hdr[0], hdr[1], p);
+}
+
 /* One broadcast of everything process 0 found: the outcome (its MPI error
  * class), this open's log id, the lower driver, the pending manifests.
  * Collectives are expensive when processes share cores; an open makes as
@@ -230,20 +232,14 @@ static int bcast_open_state(MPI_Comm comm, const char *myname, int err, ADIOI_BB
         open_state(bf, p, hdr + 1);
     }
     MPI_Bcast(hdr, 8, MPI_LONG_LONG, 0, comm);
-    bf->file_id = (uint64_t) hdr[3];
-    bf->lower_fstype = (int) hdr[4];
     if (hdr[0] != 0)
         return rank == 0 ? err : MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE,
                                                       myname, __LINE__, (int) hdr[0], "**io",
                                                       "bbfs: failed on process 0 (see its "
                                                       "error)");
-    p->live_others = (int) hdr[5];
-    p->others = (int) hdr[6];
-    p->deferred = (int) hdr[7];
-    bcast_texts(comm, rank, hdr[1], hdr[2], p);
+    take_state(bf, comm, rank, hdr + 1, p);
     return MPI_SUCCESS;
 }
-
 
 /* The claimed manifests, parsed once (a close's replay and the removal
  * after its lower close use the same); every process parsed the same
@@ -337,10 +333,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         pending_free(p, 1);
         return err;
     }
-    p->live_others = (int) hdr[4];
-    p->others = (int) hdr[5];
-    p->deferred = (int) hdr[6];
-    bcast_texts(fd->comm, rank, hdr[0], hdr[1], p);
+    take_state(bf, fd->comm, rank, hdr, p);
     return MPI_SUCCESS;
 }
 
@@ -477,12 +470,7 @@ static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pend
         && bf->server_facts[2] == ~bf->server_facts[3];
     for (int i = 0; i < 7; i++)
         hdr[i] = (long long) all[AGREE_STATE + i];
-    bf->file_id = (uint64_t) hdr[2];
-    bf->lower_fstype = (int) hdr[3];
-    p->live_others = (int) hdr[4];
-    p->others = (int) hdr[5];
-    p->deferred = (int) hdr[6];
-    bcast_texts(fd->comm, rank, hdr[0], hdr[1], p);
+    take_state(bf, fd->comm, rank, hdr, p);
     return MPI_SUCCESS;
 }
 
@@ -508,11 +496,11 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         const char *path;
         if (!explicit_lower)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &ops, &path, &err);
-    }
-    if (rank == 0 && bf->hint_error == MPI_SUCCESS && err == MPI_SUCCESS) {
-        bf->canonical = ADIOI_Strdup(lower_path);
-        bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
-        err = find_pending(bf, 0, 0, &p);
+        if (err == MPI_SUCCESS) {
+            bf->canonical = ADIOI_Strdup(lower_path);
+            bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
+            err = find_pending(bf, 0, &p);
+        }
     }
     /* Every process takes the reduction, also one that failed, so that no
      * process waits in it for one that gave up. */
