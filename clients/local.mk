@@ -10,10 +10,10 @@ CLIENTS_DIR = $(abs_top_builddir)/%reldir%
 CLIENTS_PREFIX = bbfs:
 
 build-clients: all
-	$(top_srcdir)/tools/build-clients.sh $(MPICH_PREFIX) $(CLIENTS_DIR)
+	$(top_srcdir)/tools/build-clients.sh $(MPI_PREFIX) $(CLIENTS_DIR)
 
 check-clients: build-clients
-	BUILDDIR='$(abs_top_builddir)' MPICH_PREFIX='$(MPICH_PREFIX)' \
+	BUILDDIR='$(abs_top_builddir)' MPI_PREFIX='$(MPI_PREFIX)' \
 	CLIENTS_DIR='$(CLIENTS_DIR)' CLIENTS_PREFIX='$(CLIENTS_PREFIX)' \
 	CLIENTS_EXCLUDE='$(CLIENTS_EXCLUDE)' CLIENTS_EXCLUDE_WHY='$(CLIENTS_EXCLUDE_WHY)' \
 	$(top_srcdir)/%reldir%/run-clients.sh
@@ -23,7 +23,7 @@ check-clients: build-clients
 CLIENTS_NODES_EXCLUDE = hdf5 t_cache_image
 CLIENTS_NODES_EXCLUDE_WHY = 13 minutes on 2 emulated nodes: check-clients runs it on one node
 check-clients-nodes: build-clients
-	BUILDDIR='$(abs_top_builddir)' MPICH_PREFIX='$(MPICH_PREFIX)' \
+	BUILDDIR='$(abs_top_builddir)' MPI_PREFIX='$(MPI_PREFIX)' \
 	CLIENTS_DIR='$(CLIENTS_DIR)' CLIENTS_PREFIX='$(CLIENTS_PREFIX)' \
 	CLIENTS_EXCLUDE='$(CLIENTS_NODES_EXCLUDE)' CLIENTS_EXCLUDE_WHY='$(CLIENTS_NODES_EXCLUDE_WHY)' \
 	$(top_srcdir)/%reldir%/run-clients-nodes.sh

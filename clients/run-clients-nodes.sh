@@ -15,19 +15,19 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 BUILDDIR=${BUILDDIR:-$(pwd)}
-MPICH_PREFIX=${MPICH_PREFIX:-$BUILDDIR/mpich}
+MPI_PREFIX=${MPI_PREFIX:-$BUILDDIR/mpich}
 PREFIX=${CLIENTS_PREFIX:-bbfs:}
 nodes=${CLIENTS_NODES:-2}
 work=${CLIENTS_WORK:-$BUILDDIR/clients/work/${PREFIX%%:*}-nodes}
 
 [ "$(id -u)" = 0 ] || { echo "FAIL: emulated nodes need root (tests/cluster/cluster.sh)"; exit 1; }
-[ -x "$MPICH_PREFIX/bin/mpiexec" ] || { echo "FAIL: $MPICH_PREFIX/bin/mpiexec missing (MPICH not built?)"; exit 1; }
+[ -x "$MPI_PREFIX/bin/mpiexec" ] || { echo "FAIL: $MPI_PREFIX/bin/mpiexec missing (MPICH not built?)"; exit 1; }
 mkdir -p "$work"
 cluster_dir=$(mktemp -d /tmp/bbfs-clients-nodes.XXXXXX)
 trap 'rm -rf "$cluster_dir"' EXIT
 echo "on $nodes emulated nodes, node-local logs ($cluster_dir/c/local on each)"
-MPIEXEC="$MPICH_PREFIX/bin/mpiexec" "$here/../tests/cluster/cluster.sh" with "$nodes" \
-    "$cluster_dir/c" env BUILDDIR="$BUILDDIR" MPICH_PREFIX="$MPICH_PREFIX" \
+MPIEXEC="$MPI_PREFIX/bin/mpiexec" "$here/../tests/cluster/cluster.sh" with "$nodes" \
+    "$cluster_dir/c" env BUILDDIR="$BUILDDIR" MPI_PREFIX="$MPI_PREFIX" \
     CLIENTS_WORK="$work" CLIENTS_PREFIX="$PREFIX" bash -c \
     'CLIENTS_MPIEXEC=$CLUSTER_DIR/mpiexec CLIENTS_LOGDIR=$CLUSTER_DIR/local exec "$0" "$@"' \
     "$here/run-clients.sh" "$@"

@@ -40,7 +40,7 @@
 # that "bbfs:/abs/path" is also a valid POSIX path.
 #
 # Environment (all optional):
-#   MPICH_PREFIX     MPICH to run with (default $BUILDDIR/mpich)
+#   MPI_PREFIX     MPICH to run with (default $BUILDDIR/mpich)
 #   BUILDDIR         build tree (default: the current directory)
 #   CLIENTS_DIR      where build-clients.sh published the libraries
 #                    (default $BUILDDIR/clients)
@@ -62,7 +62,7 @@
 #                    that it shows, rather than hiding it)
 #   CLIENTS_KEEP=1   keep the test files of passing suites too
 #   CLIENTS_MPIEXEC  the mpiexec for parallel programs (default
-#                    $MPICH_PREFIX/bin/mpiexec); an emulated cluster's
+#                    $MPI_PREFIX/bin/mpiexec); an emulated cluster's
 #                    (tests/cluster/cluster.sh writes DIR/mpiexec) runs
 #                    them across nodes
 #   CLIENTS_LOGDIR   BBFS_LOGDIR for every program (default: one directory
@@ -75,7 +75,7 @@
 set -u
 
 BUILDDIR=${BUILDDIR:-$(pwd)}
-MPICH_PREFIX=${MPICH_PREFIX:-$BUILDDIR/mpich}
+MPI_PREFIX=${MPI_PREFIX:-$BUILDDIR/mpich}
 CLIENTS_DIR=${CLIENTS_DIR:-$BUILDDIR/clients}
 PREFIX=${CLIENTS_PREFIX:-bbfs:}
 NPROCS=${CLIENTS_NPROCS:-4}
@@ -85,7 +85,7 @@ ONLY=${CLIENTS_ONLY:-}
 EXCLUDE=${CLIENTS_EXCLUDE:-}
 pname=${PREFIX%%:*}
 WORK=${CLIENTS_WORK:-$BUILDDIR/clients/work/$pname}
-MPIEXEC=${CLIENTS_MPIEXEC:-$MPICH_PREFIX/bin/mpiexec}
+MPIEXEC=${CLIENTS_MPIEXEC:-$MPI_PREFIX/bin/mpiexec}
 SUITES=("$@"); [ ${#SUITES[@]} -gt 0 ] || SUITES=(pnetcdf hdf5 mpi4py)
 
 case $PREFIX in
@@ -472,7 +472,7 @@ run_mpi4py() {
     [ $anyfail -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$files" "$WORK/bbfslogs/mpi4py"
 }
 
-echo "PnetCDF, HDF5 and mpi4py test suites on $PREFIX (MPICH $(readlink -f "$MPICH_PREFIX"), work $WORK)"
+echo "PnetCDF, HDF5 and mpi4py test suites on $PREFIX (MPICH $(readlink -f "$MPI_PREFIX"), work $WORK)"
 for s in "${SUITES[@]}"; do
     case $s in
         pnetcdf) run_pnetcdf ;;

@@ -12,7 +12,7 @@ MPIIO_TEST_LDADD = %reldir%/libmpiiotest.a $(MPI_LIBS)
 TEST_EXTENSIONS = .mpi
 MPI_LOG_COMPILER = $(top_srcdir)/%reldir%/run-mpiio-test.sh
 AM_TESTS_ENVIRONMENT = MPIEXEC='$(MPIEXEC)'; BUILDDIR='$(abs_top_builddir)'; \
-	MPICH_PREFIX='$(MPICH_PREFIX)'; export MPIEXEC BUILDDIR MPICH_PREFIX;
+	MPI_PREFIX='$(MPI_PREFIX)'; export MPIEXEC BUILDDIR MPI_PREFIX;
 EXTRA_DIST += %reldir%/run-mpiio-test.sh %reldir%/romio-tests.sh
 
 check_PROGRAMS += %reldir%/t_contig

@@ -4,13 +4,13 @@
 # each on ufs: and on bbfs:.  A test passes when both runs exit 0 and print
 # ROMIO's " No Errors".
 #
-# Environment: MPICH_PREFIX, MPIEXEC, BUILDDIR (set by make check);
+# Environment: MPI_PREFIX, MPIEXEC, BUILDDIR (set by make check);
 # ROMIO_TESTS_OUT, another directory for the programs and their output.
 set -u
-root=$(dirname "$(readlink -f "$MPICH_PREFIX")")
+root=$(dirname "$(readlink -f "$MPI_PREFIX")")
 src="$root/src/src/mpi/romio/test"
 out="${ROMIO_TESTS_OUT:-$BUILDDIR/mpiio-tests/romio}"
-mpicc="$MPICH_PREFIX/bin/mpicc"
+mpicc="$MPI_PREFIX/bin/mpicc"
 timeout_s=${BBFS_TEST_TIMEOUT:-300}
 
 [ -d "$src" ] || { echo "FAIL: ROMIO test sources not found at $src (MPICH not built by tools/build-mpich.sh?)"; exit 1; }

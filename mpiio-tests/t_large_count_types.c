@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Open MPI 5.0 is an MPI-3.1 library, without the large-count calls: this
+ * program then only says so, and fails (make check-ompi leaves it out). */
+#if MPI_VERSION >= 4
+
 #define NB 32
 #define BL 8
 #define GAP 5           /* memory: BL bytes of data, GAP bytes of hole */
@@ -131,3 +135,13 @@ int main(int argc, char **argv)
     free(all);
     return tl_finish();
 }
+
+#else
+#include <stdio.h>
+int main(void)
+{
+    fprintf(stderr, "t_large_count_types: this MPI (MPI_VERSION %d) has no MPI-4 "
+            "large-count constructors to test\n", MPI_VERSION);
+    return 1;
+}
+#endif

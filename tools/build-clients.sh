@@ -2,7 +2,7 @@
 # build-clients.sh — build PnetCDF and HDF5 (C only, parallel) with their test
 # programs, and mpi4py with its test suite, against an MPICH prefix, cached.
 #
-# usage: tools/build-clients.sh MPICH_PREFIX OUTDIR [pnetcdf] [hdf5] [mpi4py]
+# usage: tools/build-clients.sh MPI_PREFIX OUTDIR [pnetcdf] [hdf5] [mpi4py]
 #
 # The sources are Debian's orig tarballs (apt-get source), none of Debian's
 # patches applied.  Each library is configured, built and its test programs
@@ -20,17 +20,17 @@
 # driver in the MPICH prefix is picked up without rebuilding anything here.
 set -euo pipefail
 
-usage="usage: build-clients.sh MPICH_PREFIX OUTDIR [pnetcdf] [hdf5] [mpi4py]"
+usage="usage: build-clients.sh MPI_PREFIX OUTDIR [pnetcdf] [hdf5] [mpi4py]"
 # The resolved prefix: the trees' Makefiles name its compiler, which must not
 # depend on the checkout that asked for the build.
 MPICH_ARG=${1:?$usage}
-MPICH_PREFIX=$(readlink -f "$MPICH_ARG")
+MPI_PREFIX=$(readlink -f "$MPICH_ARG")
 OUTDIR=${2:?$usage}
 shift 2
 LIBS=("$@"); [ ${#LIBS[@]} -gt 0 ] || LIBS=(pnetcdf hdf5 mpi4py)
 CACHE=${BBFS_CACHE_DIR:-${HOME:-/tmp}/.cache/bbfs}
 JOBS=${BBFS_JOBS:-$(nproc)}
-MPICC="$MPICH_PREFIX/bin/mpicc"
+MPICC="$MPI_PREFIX/bin/mpicc"
 
 log() { printf '[build-clients] %s\n' "$*" >&2; }
 now() { date +%s.%N; }
@@ -45,7 +45,7 @@ OUTDIR=$(cd "$OUTDIR" && pwd)
 # The key hashes that path (and the compiler's version), not MPICH's files:
 # programs link libmpi dynamically, so a driver rebuilt into the same prefix
 # needs nothing rebuilt here.
-MPICH_ID=$MPICH_PREFIX
+MPICH_ID=$MPI_PREFIX
 CC_VERSION=$("$MPICC" --version | head -1)
 
 # fetch PACKAGE VERSION: Debian's orig tarball of PACKAGE (source package
@@ -222,13 +222,13 @@ build_mpi4py() {
     # LDFLAGS: Debian's python adds -L/usr/lib/x86_64-linux-gnu ahead of
     # mpicc's own, where Debian's MPICH (libhdf5-mpich's) would win the link
     # and mpi4py's probes would find its Fortran calls, absent from ours.
-    ( cd "$root/src" && env MPICC="$MPICC" CFLAGS="-O0" LDFLAGS="-L$MPICH_PREFIX/lib" \
+    ( cd "$root/src" && env MPICC="$MPICC" CFLAGS="-O0" LDFLAGS="-L$MPI_PREFIX/lib" \
           "$root/venv/bin/pip" wheel -v --no-deps -w "$root/wheel" . ) >>"$root/build.log" 2>&1 \
         || { grep -E 'error|Error' "$root/build.log" | head -20 >&2; log "mpi4py: build failed, see $root/build.log"; exit 1; }
     "$root/venv/bin/pip" install -q --no-deps "$root"/wheel/mpi4py-*.whl >>"$root/build.log" 2>&1 \
         || { tail -5 "$root/build.log" >&2; log "mpi4py: install into the venv failed, see $root/build.log"; exit 1; }
     "$root/venv/bin/python" -c 'from mpi4py import MPI; import sys; sys.exit(MPI.Get_library_version().find("MPICH") < 0)' >>"$root/build.log" 2>&1 \
-        || { tail -3 "$root/build.log" >&2; log "mpi4py: the built module does not load against $MPICH_PREFIX, see $root/build.log"; exit 1; }
+        || { tail -3 "$root/build.log" >&2; log "mpi4py: the built module does not load against $MPI_PREFIX, see $root/build.log"; exit 1; }
     publish_tree mpi4py mpi4py_manifest
     log "mpi4py $MPI4PY_VERSION built: $OUTDIR/mpi4py -> $root ($(since "$t0") s)"
     exec 8>&-

@@ -15,8 +15,7 @@ set -euo pipefail
 BUILDDIR=$(cd "${1:?usage: build-mpich.sh BUILDDIR [MPICH_SOURCE]}" && pwd)
 SOURCE=${2:-}
 TOPDIR=$(cd "$(dirname "$0")/.." && pwd)
-CACHE=${BBFS_CACHE_DIR:-${HOME:-/tmp}/.cache/bbfs}
-JOBS=${BBFS_JOBS:-$(nproc)}
+. "$TOPDIR/tools/build-common.sh"
 MPICH_VERSION=4.0.2
 # Applied in name order: registering the driver, then ROMIO hooks it uses.
 PATCHES=("$TOPDIR"/adio/mpich-patches/*.patch)
@@ -42,36 +41,18 @@ fi
 # ranks than cores (4 on the 2-core CI machine) every barrier then costs
 # 4-8 ms; sched_yield brings it back to microseconds (docs/build.md).
 
-log() { printf '[build-mpich] %s\n' "$*" >&2; }
-now() { date +%s.%N; }
+LOG_TAG=build-mpich
 T0=$(now)
-
-mkdir -p "$CACHE/downloads"
 
 # --- 1. locate the source and hash it ---------------------------------------
 if [ -z "$SOURCE" ]; then
-    tarball="$CACHE/downloads/mpich_${MPICH_VERSION}.orig.tar.xz"
-    if [ ! -s "$tarball" ]; then
+    SOURCE="$CACHE/downloads/mpich_${MPICH_VERSION}.orig.tar.xz"
+    if [ ! -s "$SOURCE" ]; then
         log "fetching MPICH $MPICH_VERSION from Debian's source package"
-        tmp=$(mktemp -d "$CACHE/downloads/apt.XXXXXX")
-        ( cd "$tmp" && apt-get source --download-only "mpich=${MPICH_VERSION}-3" >/dev/null 2>&1 \
-          || apt-get source --download-only mpich >/dev/null ) \
-          || { log "apt-get source mpich failed: is a deb-src entry configured? (tools/install-deps.sh adds one)"; exit 1; }
-        f=$(ls "$tmp"/mpich_${MPICH_VERSION}.orig.tar.* 2>/dev/null | head -1)
-        [ -n "$f" ] || { log "Debian's mpich source is not version $MPICH_VERSION"; exit 1; }
-        mv "$f" "$tarball"; rm -rf "$tmp"
+        apt_source_download mpich "$MPICH_VERSION" "" "$SOURCE"
     fi
-    SOURCE=$tarball
 fi
-if [ -d "$SOURCE" ]; then
-    SOURCE=$(cd "$SOURCE" && pwd)
-    [ -f "$SOURCE/src/mpi/romio/configure.ac" ] || { log "$SOURCE is not an MPICH source tree"; exit 1; }
-    src_hash=$(cd "$SOURCE" && find . -type f ! -path './src/mpi/romio/bbfs/*' -printf '%P %s %T@\n' | LC_ALL=C sort | sha256sum | cut -c1-64)
-elif [ -f "$SOURCE" ]; then
-    src_hash=$(sha256sum < "$SOURCE" | cut -c1-64)
-else
-    log "MPICH source '$SOURCE' is neither a directory nor a tarball"; exit 1
-fi
+src_hash=$(source_hash "$SOURCE" src/mpi/romio/configure.ac)
 
 # Bump when the steps below change what gets built (not how it is copied).
 RECIPE=2     # 2: the C bindings generated again after patching
@@ -87,9 +68,7 @@ flock 9   # one build of a given tree at a time
 if [ ! -f "$ROOT/.patched" ]; then
     log "cold build: preparing source in $SRC"
     rm -rf "$SRC" "$BLD" "$PREFIX" "$ROOT"/.configured "$ROOT"/.built
-    mkdir -p "$SRC"
-    if [ -d "$SOURCE" ]; then cp -a "$SOURCE"/. "$SRC"/
-    else tar -xf "$SOURCE" -C "$SRC" --strip-components=1; fi
+    unpack_source "$SOURCE" "$SRC"
     for p in "${PATCHES[@]}"; do patch -d "$SRC" -p1 --quiet < "$p"; done
     # The C bindings are generated (and shipped so); mpich-sync-hooks.patch
     # changes their generator, so generate them again (a second).
@@ -112,12 +91,7 @@ if [ ! -f "$ROOT/.patched" ]; then
     touch "$ROOT/.patched"
 fi
 # Point the tree at this checkout (a fresh clone elsewhere reuses the cache).
-# make compares times only, so objects built from another checkout can look
-# newer than this one's sources: forget them when the checkout changes.
-if [ "$(cat "$ROOT/.checkout" 2>/dev/null)" != "$TOPDIR" ]; then
-    rm -rf "$BLD/src/mpi/romio/bbfs"
-    echo "$TOPDIR" > "$ROOT/.checkout"
-fi
+follow_checkout "$ROOT" "$BLD/src/mpi/romio/bbfs"
 ln -sfn "$TOPDIR" "$SRC/src/mpi/romio/bbfs"
 
 # --- 3. configure and build --------------------------------------------------
@@ -134,14 +108,7 @@ if ! make -C "$BLD" -j"$JOBS" >"$ROOT/make.log" 2>&1; then
     grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
     log "MPICH build failed, see $ROOT/make.log"; exit 1
 fi
-# The driver compiles without warnings: nothing else reads this log, and
-# gcc's defaults catch real bugs (a local int once shadowed a list of
-# handles: -Wint-conversion).  Only what this make compiled is in the log.
-if grep -q "romio/bbfs/.*warning:" "$ROOT/make.log"; then
-    grep -A4 "romio/bbfs/.*warning:" "$ROOT/make.log" >&2
-    rm -rf "$BLD/src/mpi/romio/bbfs"    # (so that the next make compiles them again)
-    log "the bbfs driver compiled with warnings (above; $ROOT/make.log): fix them"; exit 1
-fi
+check_driver_warnings "$ROOT/make.log" "romio/bbfs/" "$BLD/src/mpi/romio/bbfs"
 # A driver change only changes libmpi: after the first full install, copy
 # just that library (saves the 15 s of a full `make install`).
 built_lib=$(ls "$BLD"/lib/.libs/libmpi.so.12.*.* 2>/dev/null | head -1)
@@ -162,5 +129,4 @@ ln -sfn "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
 touch "$ROOT/.built"
 
 ln -sfn "$PREFIX" "$BUILDDIR/$LINK"
-elapsed=$(awk -v a="$T0" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}')
-log "MPICH with bbfs ready: $BUILDDIR/$LINK -> $PREFIX (${elapsed} s)"
+log "MPICH with bbfs ready: $BUILDDIR/$LINK -> $PREFIX ($(elapsed_since "$T0") s)"

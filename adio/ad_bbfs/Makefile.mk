@@ -10,11 +10,12 @@ include $(top_srcdir)/bbfs/logfs/sources.mk
 if BUILD_AD_BBFS
 
 # MPICH's own headers, searched last (none shadows ROMIO's): the driver
-# includes mpir_sync_hooks.h, which adio/mpich-patches/ adds to MPICH.
+# includes mpir_sync_hooks.h, which adio/mpich-patches/ adds to MPICH (in
+# Open MPI, ad_bbfs_mpi_compat.h declares the hooks itself).
 AM_CPPFLAGS += -idirafter $(top_srcdir)/../../include
 
 noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h bbfs/adio/ad_bbfs/ad_bbfs_hint_table.h \
-    bbfs/adio/ad_bbfs/ad_bbfs_server.h
+    bbfs/adio/ad_bbfs/ad_bbfs_server.h bbfs/adio/ad_bbfs/ad_bbfs_mpi_compat.h
 
 romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs.c                 \

@@ -10,6 +10,7 @@
 #define AD_BBFS_H_INCLUDED
 
 #include "adio.h"
+#include "ad_bbfs_mpi_compat.h"
 #include "../../logfs/planner.h"
 #include "../../logfs/sessions.h"
 #include "ad_bbfs_hint_table.h"

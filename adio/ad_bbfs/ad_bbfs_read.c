@@ -650,8 +650,7 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     if (*error_code != MPI_SUCCESS)
         goto fn_exit;
     if (!buf_contig) {
-        MPI_Count pos = 0;
-        *error_code = MPI_Unpack_c(c.packed, nbytes, &pos, buf, count, datatype, MPI_COMM_SELF);
+        *error_code = ADIOI_BBFS_Unpack(c.packed, nbytes, buf, count, datatype);
         if (*error_code != MPI_SUCCESS)
             goto fn_exit;
     }

@@ -526,7 +526,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         /* ROMIO's flush fsyncs only a file its driver marked as written,
          * and only the generic contiguous write marks it (the nfs, lustre
          * and xfs drivers' writes never do): this replay wrote it. */
-        lower->dirty_write = 1;
+        ADIOI_BBFS_MARK_WRITTEN(lower);
         if (err == MPI_SUCCESS)
             ADIO_Flush(lower, &err);
     }

@@ -23,9 +23,6 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include "../../logfs/writer.h"
-/* (MPICH's header, from the patch; Makefile.mk puts its directory last on
- * the include path) */
-#include "mpir_sync_hooks.h"
 
 static ADIOI_BBFS_File *causal;         /* open causal handles, by next_causal */
 static unsigned long acquires;          /* acquires since the process started */
@@ -36,7 +33,7 @@ static void release(void)
     if (releasing)
         return;
     releasing = 1;
-    MPIR_sync_hooks.release_pending = 0;
+    ADIOI_BBFS_sync_hooks.release_pending = 0;
     for (ADIOI_BBFS_File * bf = causal; bf; bf = bf->next_causal) {
         if (!bf->unreleased || !bf->writer)
             continue;
@@ -65,9 +62,9 @@ void ADIOI_BBFS_Sync_join(ADIOI_BBFS_File * bf)
     bf->next_causal = causal;
     causal = bf;
     bf->in_causal = 1;
-    MPIR_sync_hooks.release = release;
-    MPIR_sync_hooks.acquire = acquire;
-    MPIR_sync_hooks.acquire_active = 1;
+    ADIOI_BBFS_sync_hooks.release = release;
+    ADIOI_BBFS_sync_hooks.acquire = acquire;
+    ADIOI_BBFS_sync_hooks.acquire_active = 1;
 }
 
 void ADIOI_BBFS_Sync_leave(ADIOI_BBFS_File * bf)
@@ -81,8 +78,8 @@ void ADIOI_BBFS_Sync_leave(ADIOI_BBFS_File * bf)
         }
     bf->in_causal = 0;
     if (!causal) {
-        MPIR_sync_hooks.acquire_active = 0;
-        MPIR_sync_hooks.release_pending = 0;
+        ADIOI_BBFS_sync_hooks.acquire_active = 0;
+        ADIOI_BBFS_sync_hooks.release_pending = 0;
     }
 }
 
@@ -91,7 +88,7 @@ void ADIOI_BBFS_Sync_wrote(ADIOI_BBFS_File * bf)
     if (!bf->in_causal)
         return;
     bf->unreleased = 1;
-    MPIR_sync_hooks.release_pending = 1;
+    ADIOI_BBFS_sync_hooks.release_pending = 1;
 }
 
 void ADIOI_BBFS_Sync_look(ADIOI_BBFS_File * bf)

@@ -52,10 +52,9 @@ void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype
     nbytes = (ADIO_Offset) count * type_size;
     ADIOI_Datatype_iscontig(datatype, &buf_contig);
     if (!buf_contig && nbytes > 0) {
-        MPI_Count pos = 0;
         packed = ADIOI_Malloc(nbytes);
-        /* (MPI-4's large-count call: the buffer may hold 2 GiB and more) */
-        *error_code = MPI_Pack_c(buf, count, datatype, packed, nbytes, &pos, MPI_COMM_SELF);
+        /* (the buffer may hold 2 GiB and more) */
+        *error_code = ADIOI_BBFS_Pack(buf, count, datatype, packed, nbytes);
         if (*error_code != MPI_SUCCESS) {
             ADIOI_BBFS_FREE(packed);
             return;

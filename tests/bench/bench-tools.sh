@@ -5,7 +5,7 @@
 # each mode should give), and plot.py turns them into PNG files.  No timing
 # is asserted: this machine's timings are noise at these sizes.
 #
-# Environment: MPICH_PREFIX, BUILDDIR (set by make check).
+# Environment: MPI_PREFIX, BUILDDIR (set by make check).
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$src/../.." && pwd)
@@ -20,7 +20,7 @@ check() {   # check DESCRIPTION COMMAND...: the command must succeed
     || { echo "FAIL: matplotlib is missing for /usr/bin/python3: install python3-matplotlib (tools/install-deps.sh does)"; exit 1; }
 rm -rf "$work"; mkdir -p "$work/logs" "$work/files"
 export BBFS_LOGDIR="$work/logs"
-mpiexec="$MPICH_PREFIX/bin/mpiexec"
+mpiexec="$MPI_PREFIX/bin/mpiexec"
 
 check "noncontig: two element sizes, two rounds, CSV, the time breakdown" \
     bash -c '"$@" >"$0" 2>&1' "$work/noncontig.out" \

@@ -13,7 +13,7 @@
 # killed, nothing of it is left: no namespace holder, no interface in this
 # network namespace, no mount.
 #
-# Environment: MPIEXEC, BUILDDIR, MPICH_PREFIX (set by make check); CLUSTER_TESTS_2 and
+# Environment: MPIEXEC, BUILDDIR, MPI_PREFIX (set by make check); CLUSTER_TESTS_2 and
 # CLUSTER_TESTS_3, the mpiio-tests specs to run across 2 and 3 nodes
 # (default: every spec but the 2 and 4 GiB ones on 2 nodes, and those that
 # sync, replay, reopen, delete or crash on 3).

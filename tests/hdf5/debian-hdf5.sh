@@ -6,7 +6,7 @@
 # all through bbfs-run); h5dump reads each file after close and h5diff finds
 # it equal to the same run on ufs:.
 #
-# Environment: MPICH_PREFIX, BUILDDIR (set by make check).
+# Environment: MPI_PREFIX, BUILDDIR (set by make check).
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$src/../.." && pwd)
@@ -23,14 +23,14 @@ for t in h5pcc.mpich h5dump h5diff; do
     command -v $t >/dev/null || { echo "FAIL: $t is missing: install libhdf5-mpich-dev and hdf5-tools (tools/install-deps.sh does)"; exit 1; }
 done
 rm -rf "$work"; mkdir -p "$work/logs"
-export BBFS_LOGDIR="$work/logs" BBFS_MPICH="$MPICH_PREFIX"
+export BBFS_LOGDIR="$work/logs" BBFS_MPICH="$MPI_PREFIX"
 prog="$work/h5_checkpoint"
 h5pcc.mpich -o "$prog" "$src/h5_checkpoint.c" >"$work/build.out" 2>&1 \
     || { cat "$work/build.out"; echo "FAIL: h5pcc.mpich could not build the example"; exit 1; }
 
 lib=$(eval "$("$run" --env)"; ldd "$prog" | sed -n 's/.*libmpich.so.12 => \([^ ]*\).*/\1/p')
 check "the Debian-built program loads the bbfs MPICH ($lib)" \
-    test "$(readlink -f "$lib")" = "$(readlink -f "$MPICH_PREFIX/lib/libmpich.so.12")"
+    test "$(readlink -f "$lib")" = "$(readlink -f "$MPI_PREFIX/lib/libmpich.so.12")"
 
 h5run() { timeout 300 "$run" "$@" </dev/null; }
 check "write on ufs: (the reference)" h5run -n 4 "$prog" write "ufs:$work/ref.h5"

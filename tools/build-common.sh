@@ -1,0 +1,83 @@
+# build-common.sh — what build-mpich.sh and build-ompi.sh share: the cache,
+# fetching a Debian source package, hashing and unpacking a source, and
+# the checks after a build of the driver inside an MPI tree.  Sourced.
+
+CACHE=${BBFS_CACHE_DIR:-${HOME:-/tmp}/.cache/bbfs}
+JOBS=${BBFS_JOBS:-$(nproc)}
+mkdir -p "$CACHE/downloads"
+
+log() { printf '[%s] %s\n' "${LOG_TAG:-build}" "$*" >&2; }
+now() { date +%s.%N; }
+elapsed_since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}'; }
+
+# apt_source_download PACKAGE VERSION SUITE DEST: the upstream tarball of
+# Debian's source package, moved to DEST.  An empty SUITE uses this
+# machine's deb-src entries (tools/install-deps.sh adds bookworm's); another
+# suite gets an apt state of its own under the cache, so that no source
+# list of the machine, and no package, changes.
+apt_source_download() {
+    local pkg=$1 version=$2 suite=$3 dest=$4 tmp f
+    local opts=()
+    if [ -n "$suite" ]; then
+        local state="$CACHE/apt-$suite"
+        mkdir -p "$state/lists/partial"
+        echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+            > "$state/sources.list"
+        opts=(-o Dir::Etc::SourceList="$state/sources.list" -o Dir::Etc::SourceParts=/dev/null
+              -o Dir::State::Lists="$state/lists")
+        ls "$state"/lists/*Sources* >/dev/null 2>&1 \
+            || apt-get "${opts[@]}" update -q >"$state/update.log" 2>&1 \
+            || { log "apt-get update for $suite's sources failed, see $state/update.log"; exit 1; }
+    fi
+    tmp=$(mktemp -d "$CACHE/downloads/apt.XXXXXX")
+    ( cd "$tmp" && apt-get "${opts[@]}" source --download-only "$pkg" >/dev/null ) \
+      || { log "apt-get source $pkg failed: is a deb-src entry configured? (tools/install-deps.sh adds one)"; exit 1; }
+    f=$(ls "$tmp"/"${pkg}_${version}".orig.tar.* 2>/dev/null | head -1)
+    [ -n "$f" ] || { log "Debian's $pkg source is not version $version"; rm -rf "$tmp"; exit 1; }
+    mv "$f" "$dest"; rm -rf "$tmp"
+}
+
+# source_hash SOURCE MARKER: a hash of a source tarball, or of a source
+# tree (names, sizes, times; not the linked driver), which must hold MARKER.
+source_hash() {
+    local source=$1 marker=$2
+    if [ -d "$source" ]; then
+        [ -f "$source/$marker" ] || { log "$source is not the source tree expected (no $marker)"; exit 1; }
+        (cd "$source" && find . -type f ! -path '*/bbfs/*' -printf '%P %s %T@\n' | LC_ALL=C sort | sha256sum | cut -c1-64)
+    elif [ -f "$source" ]; then
+        sha256sum < "$source" | cut -c1-64
+    else
+        log "source '$source' is neither a directory nor a tarball"; exit 1
+    fi
+}
+
+# unpack_source SOURCE DIR: a tarball's top directory, or a tree, as DIR.
+unpack_source() {
+    mkdir -p "$2"
+    if [ -d "$1" ]; then cp -a "$1"/. "$2"/
+    else tar -xf "$1" -C "$2" --strip-components=1; fi
+}
+
+# follow_checkout ROOT OBJDIR: the cached tree compiles the driver of the
+# last checkout that built there.  make compares times only, so objects
+# built from another checkout can look newer than this one's sources:
+# forget them (OBJDIR) when the checkout changes.
+follow_checkout() {
+    if [ "$(cat "$1/.checkout" 2>/dev/null)" != "$TOPDIR" ]; then
+        rm -rf "$2"
+        echo "$TOPDIR" > "$1/.checkout"
+    fi
+}
+
+# check_driver_warnings MAKE_LOG PATH_PATTERN OBJDIR: the driver compiles
+# without warnings.  Nothing else reads the build's log, and gcc's defaults
+# catch real bugs (a local int once shadowed a list of handles:
+# -Wint-conversion).  Only what this make compiled is in the log; its
+# objects go, so that the next make compiles them again.
+check_driver_warnings() {
+    if grep -q "$2.*warning:" "$1"; then
+        grep -A4 "$2.*warning:" "$1" >&2
+        rm -rf "$3"
+        log "the bbfs driver compiled with warnings (above; $1): fix them"; exit 1
+    fi
+}
