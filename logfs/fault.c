@@ -34,7 +34,9 @@ static const struct {
 static void arm(void)
 {
     const char *spec = getenv("BBFS_FAULT"), *rank = getenv("BBFS_FAULT_RANK");
-    const char *me = getenv("PMI_RANK");
+    /* (the process's rank as its launcher tells it: MPICH's hydra sets
+     * PMI_RANK, Open MPI's PRRTE PMIX_RANK) */
+    const char *me = getenv("PMI_RANK") ? getenv("PMI_RANK") : getenv("PMIX_RANK");
     char s[128], *point, *action, *when, *hash;
     armed.state = OFF;
     if (!spec || !*spec)

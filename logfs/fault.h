@@ -8,7 +8,7 @@
  *
  *     BBFS_FAULT=POINT[#N]:ACTION[:once]   ACTION: kill, ENOSPC, EIO, ENOMEM,
  *                                          short, short1, short-1
- *     BBFS_FAULT_RANK=R                    only in the process with PMI_RANK R
+ *     BBFS_FAULT_RANK=R                    only in the process of rank R (PMI_RANK, or PMIX_RANK)
  *                                          (as mpiexec numbers them)
  *
  * The point fires at its N-th pass (default 1).  kill sends SIGKILL to the

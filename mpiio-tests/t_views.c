@@ -73,7 +73,14 @@ static void check_refused(MPI_File fh, MPI_Datatype ft, const char *what)
 {
     MPI_Type_commit(&ft);
     int err = MPI_File_set_view(fh, 0, MPI_BYTE, ft, "native", MPI_INFO_NULL);
-    tl_expect_class(err, MPI_ERR_IO, what);
+#ifdef OPEN_MPI
+    /* (Open MPI's binding refuses a type that is not monotonic itself,
+     * before any driver) */
+    int refused = MPI_ERR_TYPE;
+#else
+    int refused = MPI_ERR_IO;   /* ROMIO's check_type */
+#endif
+    tl_expect_class(err, refused, what);
     MPI_Type_free(&ft);
 }
 

@@ -28,6 +28,10 @@ static void merge_lower_info(ADIO_File fd, ADIO_File lo)
     MPI_Info_get_nkeys(lo->info, &nkeys);
     for (int k = 0; k < nkeys; k++) {
         MPI_Info_get_nthkey(lo->info, k, key);
+        /* (bbfs's own keys are in force as bbfs parsed them; ROMIO 3.4.1
+         * keeps the user's keys in the lower's info, as given) */
+        if (!strncmp(key, "bbfs_", 5))
+            continue;
         ADIOI_Info_get(lo->info, key, MPI_MAX_INFO_VAL, value, &flag);
         if (!flag)
             continue;
