@@ -125,11 +125,12 @@ check-valgrind: tests/valgrind-mpiexec
 # --- the MPI tests on Open MPI (issue 33) ---------------------------------
 # A copy of this checkout, configured --with-mpi=openmpi, in ./ompi-check
 # (tools/check-other-mpi.sh); each MPI test there compares bbfs: runs with
-# ufs: ones under the same Open MPI.  CI runs it.
+# ufs: ones under the same Open MPI, and ROMIO's own tests run from Open
+# MPI's ROMIO.  CI runs it.
 # Left out: t_large_count_types, MPI-4's large-count constructors (and
 # mpich-type-c-int-contents.patch, which they test): Open MPI 5.0 has none.
 OMPI_CHECK_TESTS = $(filter-out mpiio-tests/t_large_count_types.mpi,\
-	$(filter mpiio-tests/%.mpi,$(TESTS)))
+	$(filter mpiio-tests/%.mpi,$(TESTS))) mpiio-tests/romio-tests.sh
 .PHONY: check-ompi
 check-ompi:
 	$(top_srcdir)/tools/check-other-mpi.sh openmpi $(abs_top_builddir)/ompi-check \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # romio-tests.sh — build ROMIO's own test programs from the MPICH source that
-# tools/build-mpich.sh fetched (nothing is copied into this project) and run
+# tools/build-mpich.sh fetched, or Open MPI's ROMIO 3.4.1 that
+# tools/build-ompi.sh fetched (nothing is copied into this project), and run
 # each on ufs: and on bbfs:.  A test passes when both runs exit 0 and print
 # ROMIO's " No Errors".
 #
@@ -8,12 +9,13 @@
 # ROMIO_TESTS_OUT, another directory for the programs and their output.
 set -u
 root=$(dirname "$(readlink -f "$MPI_PREFIX")")
-src="$root/src/src/mpi/romio/test"
+src="$root/src/src/mpi/romio/test"                          # MPICH
+[ -d "$src" ] || src="$root/src/3rd-party/romio341/test"     # Open MPI
 out="${ROMIO_TESTS_OUT:-$BUILDDIR/mpiio-tests/romio}"
 mpicc="$MPI_PREFIX/bin/mpicc"
 timeout_s=${BBFS_TEST_TIMEOUT:-300}
 
-[ -d "$src" ] || { echo "FAIL: ROMIO test sources not found at $src (MPICH not built by tools/build-mpich.sh?)"; exit 1; }
+[ -d "$src" ] || { echo "FAIL: ROMIO test sources not found at $src (MPI not built by tools/build-mpich.sh or build-ompi.sh?)"; exit 1; }
 [ -x "$mpicc" ] || { echo "FAIL: $mpicc missing"; exit 1; }
 rm -rf "$out"; mkdir -p "$out/bin"
 

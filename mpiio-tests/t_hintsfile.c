@@ -25,8 +25,8 @@ int main(int argc, char **argv)
 
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR,
                          MPI_INFO_NULL, &fh));
-    tl_expect_info(fh, "bbfs_consistency", bbfs ? "commit" : NULL);
-    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "1048576" : NULL);
+    tl_expect_info(fh, "bbfs_consistency", bbfs ? "commit" : TL_FOREIGN_HINT("commit"));
+    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "1048576" : TL_FOREIGN_HINT("1m"));
     tl_expect_info(fh, "cb_buffer_size", "2097152");
     TL_MPI(MPI_File_close(&fh));
 
@@ -34,8 +34,8 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "bbfs_buffer_size", "2m");
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
-    tl_expect_info(fh, "bbfs_consistency", bbfs ? "commit" : NULL);
-    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "2097152" : NULL);
+    tl_expect_info(fh, "bbfs_consistency", bbfs ? "commit" : TL_FOREIGN_HINT("commit"));
+    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "2097152" : TL_FOREIGN_HINT("2m"));
     TL_MPI(MPI_File_close(&fh));
     return tl_finish();
 }

@@ -94,12 +94,12 @@ int main(int argc, char **argv)
     MPI_Info_set(info, "cb_buffer_size", "1048576");
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, scratch, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
     MPI_Info_free(&info);
-    tl_expect_info(fh, "bbfs_consistency", bbfs ? "session" : NULL);
-    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "65536" : NULL);
-    tl_expect_info(fh, "bbfs_durable", bbfs ? "true" : NULL);
-    tl_expect_info(fh, "bbfs_logdir", bbfs ? "/var/tmp" : NULL);
-    tl_expect_info(fh, "bbfs_replay", bbfs ? "never" : NULL);
-    tl_expect_info(fh, "bbfs_replay_buffer", bbfs ? "262144" : NULL);
+    tl_expect_info(fh, "bbfs_consistency", bbfs ? "session" : TL_FOREIGN_HINT("session"));
+    tl_expect_info(fh, "bbfs_buffer_size", bbfs ? "65536" : TL_FOREIGN_HINT("64k"));
+    tl_expect_info(fh, "bbfs_durable", bbfs ? "true" : TL_FOREIGN_HINT("true"));
+    tl_expect_info(fh, "bbfs_logdir", bbfs ? "/var/tmp" : TL_FOREIGN_HINT("/var/tmp"));
+    tl_expect_info(fh, "bbfs_replay", bbfs ? "never" : TL_FOREIGN_HINT("never"));
+    tl_expect_info(fh, "bbfs_replay_buffer", bbfs ? "262144" : TL_FOREIGN_HINT("256k"));
     tl_expect_info(fh, "cb_buffer_size", "1048576");
     if (bbfs) {
         MPI_Info i2;

@@ -23,14 +23,20 @@
 
 #define BLOCK 65536
 
-/* base.t_lognames.WHO/<300 bytes of nested names>, made; the deepest in
- * out.  Not below the usual log directory, so that a server started for
- * that one cannot serve it; node-local (the emulated nodes' /dev/shm is
- * their own), so that other nodes must read it through a server. */
+/* base.t_lognames.WHO/<about 300 bytes of nested names>, made; the
+ * deepest in out.  Not below the usual log directory, so that a server
+ * started for that one cannot serve it; node-local (the emulated nodes'
+ * /dev/shm is their own), so that other nodes must read it through a
+ * server.  (Where an info value is shorter, as Open MPI's 255 bytes, the
+ * directory stops short of it: the metalog's path in it still overflows a
+ * slot.) */
 static void make_long_dir(const char *base, int who, char *out, size_t len)
 {
     int n = snprintf(out, len, "%s.t_lognames.%d", base, who);
-    while (n < 300 + (int) strlen(base)) {
+    int limit = 340 + (int) strlen(base);
+    if (limit > MPI_MAX_INFO_VAL - 1)
+        limit = MPI_MAX_INFO_VAL - 1;
+    while (n + 40 <= limit) {
         TL_CHECK(mkdir(out, 0700) == 0 || errno == EEXIST, "cannot make %s", out);
         n += snprintf(out + n, len - (size_t) n, "/a-directory-name-of-forty-bytes-------");
     }
