@@ -36,11 +36,7 @@ HOOKS_SCRIPT="$TOPDIR/adio/ompi-patches/ompi-sync-hooks.py"
 CONFIG_FLAGS=(--disable-mpi-fortran --disable-oshmem --with-hwloc=external
               --with-libevent=internal --with-pmix=internal --with-prrte=internal
               --disable-sphinx --enable-shared --disable-static
-              --with-io-romio-flags=--with-file-system=ufs+nfs+testfs+bbfs
-              --enable-grequest-extensions)
-# --enable-grequest-extensions: without it, ROMIO's nonblocking collective
-# accesses (MPI_File_iwrite_all, ...) call a NULL function on every file
-# (stock Open MPI 5.0.7, ufs: too: mpiio-tests/t_nonblocking).
+              --with-io-romio-flags=--with-file-system=ufs+nfs+testfs+bbfs)
 BUILD_CFLAGS="-O2 -g"
 LOG_TAG=build-ompi
 T0=$(now)
@@ -75,11 +71,9 @@ if [ -z "$SOURCE" ]; then
     fi
 fi
 src_hash=$(source_hash "$SOURCE" ompi/mca/io/romio341/Makefile.am)
-# MPICH 4.0.2's source lends two things ROMIO 3.4.1 lacks in Open MPI: the
-# texts of ROMIO's error messages (src/mpi/errhan/errnames.txt, which MPICH
-# keeps, not ROMIO; ompi-romio-error-messages.patch), and ROMIO's test
-# programs as MPICH 4.0.2 has them (ROMIO 3.4.1's copies of four of them use
-# MPI_LB and MPI_UB, which Open MPI 5.0 removed; mpiio-tests/romio-tests.sh).
+# MPICH 4.0.2's source lends what ROMIO 3.4.1 lacks in Open MPI: the texts
+# of ROMIO's error messages (src/mpi/errhan/errnames.txt, which MPICH keeps,
+# not ROMIO; ompi-romio-error-messages.patch).
 MPICH_TARBALL="$CACHE/downloads/mpich_4.0.2.orig.tar.xz"
 [ -s "$MPICH_TARBALL" ] || apt_source_download mpich 4.0.2 "" "$MPICH_TARBALL"
 src_hash="$src_hash $(sha256sum < "$MPICH_TARBALL" | cut -c1-64)"
@@ -107,11 +101,9 @@ if [ ! -f "$ROOT/.patched" ]; then
         || { cat "$ROOT/sync-hooks.log" >&2; log "hooking Open MPI's C bindings failed"; exit 1; }
     mkdir -p "$ROOT/mpich-parts"
     tar -xf "$MPICH_TARBALL" -C "$ROOT/mpich-parts" --strip-components=1 \
-        mpich-4.0.2/src/mpi/errhan/errnames.txt mpich-4.0.2/src/mpi/romio/test
+        mpich-4.0.2/src/mpi/errhan/errnames.txt
     romio_errnames "$ROMIO_SRC" "$ROOT/mpich-parts/src/mpi/errhan/errnames.txt" \
         > "$ROMIO_SRC/mpi-io/glue/openmpi/romio_errnames.h"
-    rm -rf "$SRC/romio-tests"
-    mv "$ROOT/mpich-parts/src/mpi/romio/test" "$SRC/romio-tests"
     rm -rf "$ROOT/mpich-parts"
     ln -sfn "$TOPDIR" "$ROMIO_SRC/bbfs"
     # Only ROMIO's configure.ac and Makefile.mk changed; regenerate just ROMIO.
