@@ -69,6 +69,45 @@ follow_checkout() {
     fi
 }
 
+# configure_once NAME: configure $SRC in $BLD for $PREFIX with
+# CONFIG_FLAGS and BUILD_CFLAGS, once per cached tree ($ROOT).
+configure_once() {
+    [ -f "$ROOT/.configured" ] && return 0
+    log "configuring $1"
+    mkdir -p "$BLD"
+    ( cd "$BLD" && "$SRC/configure" --prefix="$PREFIX" "${CONFIG_FLAGS[@]}" \
+        CFLAGS="$BUILD_CFLAGS" >"$ROOT/configure.log" 2>&1 ) \
+        || { log "$1 configure failed, see $ROOT/configure.log"; tail -20 "$ROOT/configure.log" >&2; exit 1; }
+}
+
+# build_and_install NAME DRIVER_DIR LIBMPI_GLOB: make $BLD (the driver
+# must compile without warnings), then install.  A driver change only
+# changes libmpi (the driver is inside it): after the first full install,
+# copy just that library (a full `make install` costs 15 s and more).
+# DRIVER_DIR is the driver's path inside the tree (ROMIO's bbfs link).
+build_and_install() {
+    local name=$1 driver=$2 built_lib
+    log "building $name in $BLD"
+    if ! make -C "$BLD" -j"$JOBS" >"$ROOT/make.log" 2>&1; then
+        grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
+        log "$name build failed, see $ROOT/make.log"; exit 1
+    fi
+    check_driver_warnings "$ROOT/make.log" "$driver/" "$BLD/$driver"
+    built_lib=$(ls "$BLD"/$3 2>/dev/null | head -1)
+    if [ -f "$ROOT/.built" ] && [ -n "$built_lib" ] && [ -f "$PREFIX/lib/$(basename "$built_lib")" ]; then
+        cmp -s "$built_lib" "$PREFIX/lib/$(basename "$built_lib")" \
+            || install -m 0755 "$built_lib" "$PREFIX/lib/"
+    else
+        make -C "$BLD" install >"$ROOT/install.log" 2>&1 \
+            || { tail -20 "$ROOT/install.log" >&2; log "$name install failed, see $ROOT/install.log"; exit 1; }
+    fi
+    # The driver starts this node's bbserver when a file needs one, and
+    # looks for it beside the libmpi it is in (ad_bbfs_server.c):
+    # $PREFIX/bin.  (A link to this build's program, made by `make`; like
+    # the driver's sources, it follows the last checkout that built here.)
+    ln -sfn "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
+}
+
 # check_driver_warnings MAKE_LOG PATH_PATTERN OBJDIR: the driver compiles
 # without warnings.  Nothing else reads the build's log, and gcc's defaults
 # catch real bugs (a local int once shadowed a list of handles:

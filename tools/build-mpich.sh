@@ -95,37 +95,11 @@ follow_checkout "$ROOT" "$BLD/src/mpi/romio/bbfs"
 ln -sfn "$TOPDIR" "$SRC/src/mpi/romio/bbfs"
 
 # --- 3. configure and build --------------------------------------------------
-if [ ! -f "$ROOT/.configured" ]; then
-    log "configuring MPICH (about a minute)"
-    mkdir -p "$BLD"
-    ( cd "$BLD" && "$SRC/configure" --prefix="$PREFIX" "${CONFIG_FLAGS[@]}" \
-        CFLAGS="$BUILD_CFLAGS" >"$ROOT/configure.log" 2>&1 ) \
-        || { log "MPICH configure failed, see $ROOT/configure.log"; tail -20 "$ROOT/configure.log" >&2; exit 1; }
-    touch "$ROOT/.configured"
-fi
-log "building MPICH in $BLD"
-if ! make -C "$BLD" -j"$JOBS" >"$ROOT/make.log" 2>&1; then
-    grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
-    log "MPICH build failed, see $ROOT/make.log"; exit 1
-fi
-check_driver_warnings "$ROOT/make.log" "romio/bbfs/" "$BLD/src/mpi/romio/bbfs"
-# A driver change only changes libmpi: after the first full install, copy
-# just that library (saves the 15 s of a full `make install`).
-built_lib=$(ls "$BLD"/lib/.libs/libmpi.so.12.*.* 2>/dev/null | head -1)
-if [ -f "$ROOT/.built" ] && [ -n "$built_lib" ] && [ -f "$PREFIX/lib/$(basename "$built_lib")" ]; then
-    cmp -s "$built_lib" "$PREFIX/lib/$(basename "$built_lib")" \
-        || install -m 0755 "$built_lib" "$PREFIX/lib/"
-else
-    make -C "$BLD" install >"$ROOT/install.log" 2>&1 \
-        || { tail -20 "$ROOT/install.log" >&2; log "MPICH install failed, see $ROOT/install.log"; exit 1; }
-fi
+configure_once "MPICH (about a minute)"
+touch "$ROOT/.configured"
+build_and_install MPICH src/mpi/romio/bbfs "lib/.libs/libmpi.so.12.*.*"
 # Debian's MPICH-linked programs (libhdf5-mpich, ...) ask for libmpich.so.12.
 ln -sfn libmpi.so.12 "$PREFIX/lib/libmpich.so.12"
-# The driver starts this node's bbserver when a file needs one, and looks
-# for it beside the libmpi it is in (ad_bbfs_server.c): $PREFIX/bin.  (A
-# link to this build's program, made by `make`; like the driver's sources,
-# it follows the last checkout that built here.)
-ln -sfn "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
 touch "$ROOT/.built"
 
 ln -sfn "$PREFIX" "$BUILDDIR/$LINK"

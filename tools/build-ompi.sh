@@ -116,33 +116,13 @@ ln -sfn "$TOPDIR" "$ROMIO_SRC/bbfs"
 
 # --- 3. configure and build --------------------------------------------------
 if [ ! -f "$ROOT/.configured" ]; then
-    log "configuring Open MPI (about two minutes)"
-    mkdir -p "$BLD"
-    ( cd "$BLD" && "$SRC/configure" --prefix="$PREFIX" "${CONFIG_FLAGS[@]}" \
-        CFLAGS="$BUILD_CFLAGS" >"$ROOT/configure.log" 2>&1 ) \
-        || { log "Open MPI configure failed, see $ROOT/configure.log"; tail -20 "$ROOT/configure.log" >&2; exit 1; }
+    configure_once "Open MPI (about two minutes)"
     grep -q 'ROMIO_BBFS 1' "$BLD/3rd-party/romio341/adio/include/romioconf.h" \
         || { log "ROMIO was configured without bbfs (see $ROOT/configure.log)"; exit 1; }
     touch "$ROOT/.configured"
 fi
-log "building Open MPI in $BLD"
-if ! make -C "$BLD" -j"$JOBS" >"$ROOT/make.log" 2>&1; then
-    grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
-    log "Open MPI build failed, see $ROOT/make.log"; exit 1
-fi
-check_driver_warnings "$ROOT/make.log" "romio341/bbfs/" "$BLD/3rd-party/romio341/bbfs"
-# ROMIO, and so the driver, is inside libmpi (a static component): after the
-# first full install, a driver change copies just that library.
-built_lib=$(ls "$BLD"/ompi/.libs/libmpi.so.40.*.* 2>/dev/null | head -1)
-if [ -f "$ROOT/.built" ] && [ -n "$built_lib" ] && [ -f "$PREFIX/lib/$(basename "$built_lib")" ]; then
-    cmp -s "$built_lib" "$PREFIX/lib/$(basename "$built_lib")" \
-        || install -m 0755 "$built_lib" "$PREFIX/lib/"
-else
-    make -C "$BLD" install >"$ROOT/install.log" 2>&1 \
-        || { tail -20 "$ROOT/install.log" >&2; log "Open MPI install failed, see $ROOT/install.log"; exit 1; }
-fi
-# The driver starts this node's bbserver beside the libmpi it is in.
-ln -sfn "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
+# (ROMIO, and so the driver, is a static component inside libmpi)
+build_and_install "Open MPI" 3rd-party/romio341/bbfs "ompi/.libs/libmpi.so.40.*.*"
 touch "$ROOT/.built"
 
 ln -sfn "$PREFIX" "$BUILDDIR/ompi"
