@@ -14,6 +14,11 @@ MPI_LOG_COMPILER = $(top_srcdir)/%reldir%/run-mpiio-test.sh
 AM_TESTS_ENVIRONMENT = MPIEXEC='$(MPIEXEC)'; BUILDDIR='$(abs_top_builddir)'; \
 	MPI_PREFIX='$(MPI_PREFIX)'; export MPIEXEC BUILDDIR MPI_PREFIX;
 EXTRA_DIST += %reldir%/run-mpiio-test.sh %reldir%/romio-tests.sh
+# (Open MPI only: a bbfs: name selects ROMIO there; make check-ompi)
+if BBFS_OPEN_MPI
+TESTS += %reldir%/ompi-selects-bbfs.sh
+endif
+EXTRA_DIST += %reldir%/ompi-selects-bbfs.sh
 
 check_PROGRAMS += %reldir%/t_contig
 %canon_reldir%_t_contig_CPPFLAGS = $(MPI_CPPFLAGS)
