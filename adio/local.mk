@@ -131,7 +131,7 @@ check-valgrind: tests/valgrind-mpiexec
 # mpich-type-c-int-contents.patch, which they test): Open MPI 5.0 has none.
 OMPI_CHECK_TESTS = $(filter-out mpiio-tests/t_large_count_types.mpi,\
 	$(filter mpiio-tests/%.mpi,$(TESTS))) mpiio-tests/romio-tests.sh \
-	mpiio-tests/ompi-selects-bbfs.sh
+	mpiio-tests/ompi-selects-bbfs.sh tests/cluster/ompi-nodes-check.sh
 .PHONY: check-ompi
 check-ompi:
 	$(top_srcdir)/tools/check-other-mpi.sh openmpi $(abs_top_builddir)/ompi-check \

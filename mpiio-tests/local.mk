@@ -14,11 +14,12 @@ MPI_LOG_COMPILER = $(top_srcdir)/%reldir%/run-mpiio-test.sh
 AM_TESTS_ENVIRONMENT = MPIEXEC='$(MPIEXEC)'; BUILDDIR='$(abs_top_builddir)'; \
 	MPI_PREFIX='$(MPI_PREFIX)'; export MPIEXEC BUILDDIR MPI_PREFIX;
 EXTRA_DIST += %reldir%/run-mpiio-test.sh %reldir%/romio-tests.sh
-# (Open MPI only: a bbfs: name selects ROMIO there; make check-ompi)
+# (Open MPI only, make check-ompi: a bbfs: name selects ROMIO there; MPI
+# tests across 2 emulated nodes under PRRTE)
 if BBFS_OPEN_MPI
-TESTS += %reldir%/ompi-selects-bbfs.sh
+TESTS += %reldir%/ompi-selects-bbfs.sh tests/cluster/ompi-nodes-check.sh
 endif
-EXTRA_DIST += %reldir%/ompi-selects-bbfs.sh
+EXTRA_DIST += %reldir%/ompi-selects-bbfs.sh tests/cluster/ompi-nodes-check.sh
 
 check_PROGRAMS += %reldir%/t_contig
 %canon_reldir%_t_contig_CPPFLAGS = $(MPI_CPPFLAGS)
