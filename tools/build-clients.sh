@@ -28,16 +28,12 @@ MPI_PREFIX=$(readlink -f "$MPICH_ARG")
 OUTDIR=${2:?$usage}
 shift 2
 LIBS=("$@"); [ ${#LIBS[@]} -gt 0 ] || LIBS=(pnetcdf hdf5 mpi4py)
-CACHE=${BBFS_CACHE_DIR:-${HOME:-/tmp}/.cache/bbfs}
-JOBS=${BBFS_JOBS:-$(nproc)}
+. "$(dirname "$0")/build-common.sh"     # (CACHE, JOBS, log, source_tarball)
+LOG_TAG=build-clients
 MPICC="$MPI_PREFIX/bin/mpicc"
 
-log() { printf '[build-clients] %s\n' "$*" >&2; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}'; }
-
 [ -x "$MPICC" ] || { log "$MPICH_ARG/bin/mpicc not found: build MPICH first (make)"; exit 1; }
-mkdir -p "$CACHE/downloads" "$OUTDIR"
+mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 
 # MPICH's identity: tools/build-mpich.sh installs into
@@ -47,25 +43,6 @@ OUTDIR=$(cd "$OUTDIR" && pwd)
 # needs nothing rebuilt here.
 MPICH_ID=$MPI_PREFIX
 CC_VERSION=$("$MPICC" --version | head -1)
-
-# fetch PACKAGE VERSION: Debian's orig tarball of PACKAGE (source package
-# version VERSION, e.g. 1.12.3-1) into $CACHE/downloads; prints its path.
-fetch() {
-    local pkg=$1 debver=$2 upver=${2%-*} f tmp
-    f=$(ls "$CACHE/downloads/${pkg}_${upver}.orig.tar."* 2>/dev/null | head -1 || true)
-    if [ -z "$f" ]; then
-        log "fetching $pkg $upver from Debian's source package"
-        tmp=$(mktemp -d "$CACHE/downloads/apt.XXXXXX")
-        ( cd "$tmp" && { apt-get source --download-only "$pkg=$debver" >/dev/null 2>&1 \
-                         || apt-get source --download-only "$pkg" >/dev/null; } ) \
-            || { rm -rf "$tmp"; log "apt-get source $pkg failed: is a deb-src entry configured? (tools/install-deps.sh adds one)"; exit 1; }
-        f=$(ls "$tmp/${pkg}_${upver}.orig.tar."* 2>/dev/null | head -1 || true)
-        [ -n "$f" ] || { rm -rf "$tmp"; log "Debian's $pkg source is not version $upver"; exit 1; }
-        mv "$f" "$CACHE/downloads/"; rm -rf "$tmp"
-        f="$CACHE/downloads/$(basename "$f")"
-    fi
-    printf '%s\n' "$f"
-}
 
 # manifest DIR: every executable under DIR/build's test directories, with
 # size and modification time, one per line (what a warm run verifies).
@@ -120,7 +97,7 @@ build_lib() {
     # (sees root and testdirs: bash scopes dynamically)
     lib_manifest() { manifest "$root" "${testdirs[@]}"; }
     if open_tree "$name" "$version" "$key" lib_manifest; then
-        log "$name $version ready: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs verified, $(since "$t0") s)"
+        log "$name $version ready: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs verified, $(elapsed_since "$t0") s)"
         exec 8>&-
         return 0
     fi
@@ -145,7 +122,7 @@ build_lib() {
     ( cd "$root/build" && "$tests_fn" ) >"$root/make-tests.log" 2>&1 \
         || { grep -E 'error|Error' "$root/make-tests.log" | head -30 >&2; log "$name: test programs failed to build, see $root/make-tests.log"; exit 1; }
     publish_tree "$name" lib_manifest
-    log "$name $version built: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs, $(since "$t0") s)"
+    log "$name $version built: $OUTDIR/$name -> $root ($(wc -l < "$root/.built") test programs, $(elapsed_since "$t0") s)"
     exec 8>&-
 }
 
@@ -200,7 +177,7 @@ build_mpi4py() {
               -printf '%p %s %T@\n' | grep -v __pycache__ | LC_ALL=C sort )
     }
     if open_tree mpi4py "$MPI4PY_VERSION" "$key" mpi4py_manifest; then
-        log "mpi4py $MPI4PY_VERSION ready: $OUTDIR/mpi4py -> $root (verified, $(since "$t0") s)"
+        log "mpi4py $MPI4PY_VERSION ready: $OUTDIR/mpi4py -> $root (verified, $(elapsed_since "$t0") s)"
         exec 8>&-
         return 0
     fi
@@ -230,18 +207,18 @@ build_mpi4py() {
     "$root/venv/bin/python" -c 'from mpi4py import MPI; import sys; sys.exit(MPI.Get_library_version().find("MPICH") < 0)' >>"$root/build.log" 2>&1 \
         || { tail -3 "$root/build.log" >&2; log "mpi4py: the built module does not load against $MPI_PREFIX, see $root/build.log"; exit 1; }
     publish_tree mpi4py mpi4py_manifest
-    log "mpi4py $MPI4PY_VERSION built: $OUTDIR/mpi4py -> $root ($(since "$t0") s)"
+    log "mpi4py $MPI4PY_VERSION built: $OUTDIR/mpi4py -> $root ($(elapsed_since "$t0") s)"
     exec 8>&-
 }
 
 for lib in "${LIBS[@]}"; do
     case $lib in
         pnetcdf)
-            tb=$(fetch pnetcdf "$PNETCDF_DEBVER")
+            tb=$(source_tarball pnetcdf "$PNETCDF_DEBVER")
             build_lib pnetcdf "$PNETCDF_VERSION" "$tb" "$PNETCDF_RECIPE" autoreconf \
                 PNETCDF_FLAGS pnetcdf_tests PNETCDF_TESTDIRS ;;
         hdf5)
-            tb=$(fetch hdf5 "$HDF5_DEBVER")
+            tb=$(source_tarball hdf5 "$HDF5_DEBVER")
             build_lib hdf5 "$HDF5_VERSION" "$tb" "$HDF5_RECIPE" none \
                 HDF5_FLAGS hdf5_tests HDF5_TESTDIRS ;;
         mpi4py) build_mpi4py ;;

@@ -10,13 +10,18 @@ log() { printf '[%s] %s\n' "${LOG_TAG:-build}" "$*" >&2; }
 now() { date +%s.%N; }
 elapsed_since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}'; }
 
-# apt_source_download PACKAGE VERSION SUITE DEST: the upstream tarball of
-# Debian's source package, moved to DEST.  An empty SUITE uses this
-# machine's deb-src entries (tools/install-deps.sh adds bookworm's); another
-# suite gets an apt state of its own under the cache, so that no source
-# list of the machine, and no package, changes.
-apt_source_download() {
-    local pkg=$1 version=$2 suite=$3 dest=$4 tmp f
+# source_tarball PACKAGE VERSION [SUITE]: the path of the upstream tarball
+# of Debian's source package, in $CACHE/downloads (fetched once).  VERSION
+# is upstream's (4.0.2) or Debian's (1.12.3-1, asked for first, then any
+# of that upstream version).  An empty SUITE uses this machine's deb-src
+# entries (tools/install-deps.sh adds bookworm's); another suite gets an
+# apt state of its own under the cache, so that no source list of the
+# machine, and no package, changes.
+source_tarball() {
+    local pkg=$1 debver=$2 suite=${3:-} upver=${2%-*} f tmp
+    f=$(ls "$CACHE/downloads/${pkg}_${upver}".orig.tar.* 2>/dev/null | head -1 || true)
+    if [ -n "$f" ]; then printf '%s\n' "$f"; return 0; fi
+    log "fetching $pkg $upver from Debian's ${suite:+$suite }source package"
     local opts=()
     if [ -n "$suite" ]; then
         local state="$CACHE/apt-$suite"
@@ -30,11 +35,13 @@ apt_source_download() {
             || { log "apt-get update for $suite's sources failed, see $state/update.log"; exit 1; }
     fi
     tmp=$(mktemp -d "$CACHE/downloads/apt.XXXXXX")
-    ( cd "$tmp" && apt-get "${opts[@]}" source --download-only "$pkg" >/dev/null ) \
-      || { log "apt-get source $pkg failed: is a deb-src entry configured? (tools/install-deps.sh adds one)"; exit 1; }
-    f=$(ls "$tmp"/"${pkg}_${version}".orig.tar.* 2>/dev/null | head -1)
-    [ -n "$f" ] || { log "Debian's $pkg source is not version $version"; rm -rf "$tmp"; exit 1; }
-    mv "$f" "$dest"; rm -rf "$tmp"
+    ( cd "$tmp" && { apt-get "${opts[@]}" source --download-only "$pkg=$debver" >/dev/null 2>&1 \
+                     || apt-get "${opts[@]}" source --download-only "$pkg" >/dev/null; } ) \
+        || { rm -rf "$tmp"; log "apt-get source $pkg failed: is a deb-src entry configured? (tools/install-deps.sh adds one)"; exit 1; }
+    f=$(ls "$tmp/${pkg}_${upver}".orig.tar.* 2>/dev/null | head -1 || true)
+    [ -n "$f" ] || { rm -rf "$tmp"; log "Debian's $pkg source is not version $upver"; exit 1; }
+    mv "$f" "$CACHE/downloads/"; rm -rf "$tmp"
+    printf '%s\n' "$CACHE/downloads/$(basename "$f")"
 }
 
 # source_hash SOURCE MARKER: a hash of a source tarball, or of a source
@@ -56,6 +63,24 @@ unpack_source() {
     mkdir -p "$2"
     if [ -d "$1" ]; then cp -a "$1"/. "$2"/
     else tar -xf "$1" -C "$2" --strip-components=1; fi
+}
+
+# cache_tree DIR: the cached tree $CACHE/DIR (ROOT, with SRC, BLD and
+# PREFIX in it), locked for this build (one build of a tree at a time).
+cache_tree() {
+    ROOT="$CACHE/$1"
+    SRC="$ROOT/src"; BLD="$ROOT/build"; PREFIX="$ROOT/prefix"
+    mkdir -p "$ROOT"
+    exec 9>"$ROOT/.lock"
+    flock 9
+}
+
+# fresh_source SOURCE: a cold build of the tree: everything built before
+# goes, and SOURCE is unpacked as $SRC.
+fresh_source() {
+    log "cold build: preparing source in $SRC"
+    rm -rf "$SRC" "$BLD" "$PREFIX" "$ROOT"/.configured "$ROOT"/.built
+    unpack_source "$1" "$SRC"
 }
 
 # follow_checkout ROOT OBJDIR: the cached tree compiles the driver of the

@@ -45,30 +45,18 @@ LOG_TAG=build-mpich
 T0=$(now)
 
 # --- 1. locate the source and hash it ---------------------------------------
-if [ -z "$SOURCE" ]; then
-    SOURCE="$CACHE/downloads/mpich_${MPICH_VERSION}.orig.tar.xz"
-    if [ ! -s "$SOURCE" ]; then
-        log "fetching MPICH $MPICH_VERSION from Debian's source package"
-        apt_source_download mpich "$MPICH_VERSION" "" "$SOURCE"
-    fi
-fi
+[ -n "$SOURCE" ] || SOURCE=$(source_tarball mpich "$MPICH_VERSION")
 src_hash=$(source_hash "$SOURCE" src/mpi/romio/configure.ac)
 
 # Bump when the steps below change what gets built (not how it is copied).
 RECIPE=2     # 2: the C bindings generated again after patching
 key=$( { echo "$src_hash"; cat "${PATCHES[@]}"; echo "${CONFIG_FLAGS[*]}"; echo "recipe $RECIPE";
          ${CC:-gcc} --version | head -1; } | sha256sum | cut -c1-16)
-ROOT="$CACHE/mpich-$MPICH_VERSION-$key"
-SRC="$ROOT/src"; BLD="$ROOT/build"; PREFIX="$ROOT/prefix"
-mkdir -p "$ROOT"
-exec 9>"$ROOT/.lock"
-flock 9   # one build of a given tree at a time
+cache_tree "mpich-$MPICH_VERSION-$key"
 
 # --- 2. unpack, patch, regenerate ROMIO's build system ----------------------
 if [ ! -f "$ROOT/.patched" ]; then
-    log "cold build: preparing source in $SRC"
-    rm -rf "$SRC" "$BLD" "$PREFIX" "$ROOT"/.configured "$ROOT"/.built
-    unpack_source "$SOURCE" "$SRC"
+    fresh_source "$SOURCE"
     for p in "${PATCHES[@]}"; do patch -d "$SRC" -p1 --quiet < "$p"; done
     # The C bindings are generated (and shipped so); mpich-sync-hooks.patch
     # changes their generator, so generate them again (a second).

@@ -63,19 +63,12 @@ romio_errnames() {
 }
 
 # --- 1. locate the source and hash it ---------------------------------------
-if [ -z "$SOURCE" ]; then
-    SOURCE="$CACHE/downloads/openmpi_${OMPI_VERSION}.orig.tar.xz"
-    if [ ! -s "$SOURCE" ]; then
-        log "fetching Open MPI $OMPI_VERSION from Debian's $OMPI_SUITE source package"
-        apt_source_download openmpi "$OMPI_VERSION" "$OMPI_SUITE" "$SOURCE"
-    fi
-fi
+[ -n "$SOURCE" ] || SOURCE=$(source_tarball openmpi "$OMPI_VERSION" "$OMPI_SUITE")
 src_hash=$(source_hash "$SOURCE" ompi/mca/io/romio341/Makefile.am)
 # MPICH 4.0.2's source lends what ROMIO 3.4.1 lacks in Open MPI: the texts
 # of ROMIO's error messages (src/mpi/errhan/errnames.txt, which MPICH keeps,
 # not ROMIO; ompi-romio-error-messages.patch).
-MPICH_TARBALL="$CACHE/downloads/mpich_4.0.2.orig.tar.xz"
-[ -s "$MPICH_TARBALL" ] || apt_source_download mpich 4.0.2 "" "$MPICH_TARBALL"
+MPICH_TARBALL=$(source_tarball mpich 4.0.2)
 src_hash="$src_hash $(sha256sum < "$MPICH_TARBALL" | cut -c1-64)"
 
 # Bump when the steps below change what gets built (not how it is copied).
@@ -83,18 +76,12 @@ RECIPE=1
 key=$( { echo "$src_hash"; cat "${ROMIO_PATCHES[@]}" "${OMPI_PATCHES[@]}" "$HOOKS_SCRIPT";
          echo "${CONFIG_FLAGS[*]} $BUILD_CFLAGS"; echo "recipe $RECIPE";
          ${CC:-gcc} --version | head -1; } | sha256sum | cut -c1-16)
-ROOT="$CACHE/openmpi-$OMPI_VERSION-$key"
-SRC="$ROOT/src"; BLD="$ROOT/build"; PREFIX="$ROOT/prefix"
+cache_tree "openmpi-$OMPI_VERSION-$key"
 ROMIO_SRC="$SRC/3rd-party/romio341"
-mkdir -p "$ROOT"
-exec 9>"$ROOT/.lock"
-flock 9   # one build of a given tree at a time
 
 # --- 2. unpack, patch, regenerate ROMIO's build system ----------------------
 if [ ! -f "$ROOT/.patched" ]; then
-    log "cold build: preparing source in $SRC"
-    rm -rf "$SRC" "$BLD" "$PREFIX" "$ROOT"/.configured "$ROOT"/.built
-    unpack_source "$SOURCE" "$SRC"
+    fresh_source "$SOURCE"
     for p in "${ROMIO_PATCHES[@]}"; do patch -d "$ROMIO_SRC" -p4 --quiet < "$p"; done
     for p in "${OMPI_PATCHES[@]}"; do patch -d "$SRC" -p1 --quiet < "$p"; done
     python3 "$HOOKS_SCRIPT" "$SRC" >"$ROOT/sync-hooks.log" 2>&1 \
