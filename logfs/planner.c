@@ -302,7 +302,7 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
             continue;   /* (its place is filled below, once every header is in) */
         }
         rc = logs[i].data ? logfs_reader_open_mem(logs[i].data, logs[i].len, &r, err)
-                          : logfs_reader_open(logs[i].metalog, &r, err);
+                          : logfs_reader_open_kept(logs[i].metalog, logs[i].kept, &r, err);
         if (rc)
             goto out;
         h = logfs_reader_header(r);

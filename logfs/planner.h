@@ -53,6 +53,7 @@ extern "C" {
 
 struct logfs_plan;
 struct logfs_reader_mark; /* reader.h */
+struct logfs_kept_log;    /* reader.h */
 
 struct logfs_plan_opts {
     int salvage;          /* nonzero: a damaged metalog contributes the epochs it
@@ -166,6 +167,8 @@ struct logfs_metalog_src {
                           was lost); only with salvage, which plans the
                           other writers and gives this one, rank = its
                           place in the session, a warning and 0 epochs */
+    struct logfs_kept_log *kept; /* NULL, or the file and its seal kept open
+                                    between plans (logfs_reader_open_kept) */
 };
 
 /* logfs_plan_build_flags and logfs_plan_build_sessions from sources; the

@@ -27,6 +27,7 @@
 
 struct logfs_reader {
     int fd;                 /* -1 for memory sources */
+    int borrowed;           /* fd is the caller's (logfs_reader_open_kept) */
     char *path;
     const uint8_t *mem;     /* memory source */
     uint8_t *win;           /* file window holding [win_off, win_off + win_len) */
@@ -211,9 +212,18 @@ static int parse_header(struct logfs_reader *r, struct logfs_error *err)
     return LOGFS_OK;
 }
 
-static int finish_open(struct logfs_reader *r, struct logfs_reader **out, struct logfs_error *err)
+static int finish_open(struct logfs_reader *r, struct logfs_kept_log *kept,
+                       struct logfs_reader **out, struct logfs_error *err)
 {
-    int rc = parse_header(r, err);
+    int rc = LOGFS_OK;
+    /* (a writer writes its header once, first: a kept log's stays read) */
+    if (kept && kept->header_end) {
+        r->hdr = kept->header;
+        r->pos = kept->header_end;
+    } else if ((rc = parse_header(r, err)) == LOGFS_OK && kept) {
+        kept->header = r->hdr;
+        kept->header_end = r->pos;
+    }
     if (rc) {
         logfs_reader_close(r);
         return rc;
@@ -232,8 +242,15 @@ static int finish_open(struct logfs_reader *r, struct logfs_reader **out, struct
 
 int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_error *err)
 {
+    return logfs_reader_open_kept(path, NULL, out, err);
+}
+
+int logfs_reader_open_kept(const char *path, struct logfs_kept_log *kept,
+                           struct logfs_reader **out, struct logfs_error *err)
+{
     struct logfs_reader *r;
     struct stat st;
+    int rc;
 
     *out = NULL;
     r = calloc(1, sizeof *r);
@@ -241,14 +258,22 @@ int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_
         free(r);
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a metalog reader");
     }
-    int rc = logfs_open_own(path, O_RDONLY, 0, "cannot open metalog", &r->fd, err);
-    if (rc) {
+    r->fd = kept ? kept->metalog : -1;
+    if (r->fd < 0 && (rc = logfs_open_own(path, O_RDONLY, 0, "cannot open metalog", &r->fd,
+                                          err))) {
         logfs_reader_close(r);
         return rc;
     }
+    if (kept) {
+        kept->metalog = r->fd;
+        r->borrowed = 1;
+    }
     /* The seal before the size: a live writer appends to the metalog before
      * it seals, so the size seen after the seal is never below it. */
-    rc = logfs_seal_read(path, &r->seal, err);
+    if (kept)
+        rc = logfs_seal_read_kept(path, &kept->seal, &r->seal, err);
+    else
+        rc = logfs_seal_read(path, &r->seal, err);
     if (rc) {
         logfs_reader_close(r);
         return rc;
@@ -261,7 +286,7 @@ int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_
     r->size = (uint64_t)st.st_size;
     if (r->seal.state == LOGFS_SEAL_VALID)
         r->sealed = r->seal.length;
-    return finish_open(r, out, err);
+    return finish_open(r, kept, out, err);
 }
 
 int logfs_reader_open_mem(const void *data, size_t len, struct logfs_reader **out,
@@ -278,14 +303,24 @@ int logfs_reader_open_mem(const void *data, size_t len, struct logfs_reader **ou
     /* A zero-length source still needs a non-NULL base for the window logic. */
     r->mem = data ? data : (const uint8_t *)"";
     r->size = len;
-    return finish_open(r, out, err);
+    return finish_open(r, NULL, out, err);
+}
+
+void logfs_kept_log_close(struct logfs_kept_log *kept)
+{
+    if (kept->metalog >= 0)
+        close(kept->metalog);
+    if (kept->seal >= 0)
+        close(kept->seal);
+    kept->metalog = kept->seal = -1;
+    kept->header_end = 0;
 }
 
 void logfs_reader_close(struct logfs_reader *r)
 {
     if (!r)
         return;
-    if (r->fd >= 0)
+    if (r->fd >= 0 && !r->borrowed)
         close(r->fd);
     free(r->win);
     free(r->path);

@@ -97,7 +97,26 @@ int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_
 int logfs_reader_open_mem(const void *data, size_t len, struct logfs_reader **out,
                           struct logfs_error *err);
 
-/* Free the reader (closing its file). NULL is fine. */
+/* A metalog and its seal kept open by a caller that reads the log again
+ * and again (a view of others' writes looked at after every MPI
+ * synchronization): a reader borrows them instead of opening both by path,
+ * checking their owner, and closing them each time.  -1: not open yet. */
+struct logfs_kept_log {
+    int metalog, seal;
+    struct logfs_header header; /* as read the first time */
+    uint64_t header_end;        /* 0: not read yet */
+};
+#define LOGFS_KEPT_LOG_INIT {-1, -1, {0, 0, 0, 0}, 0}
+
+/* As logfs_reader_open, through (and filling in) @p kept; the reader does
+ * not close them. */
+int logfs_reader_open_kept(const char *path, struct logfs_kept_log *kept,
+                           struct logfs_reader **out, struct logfs_error *err);
+
+/* Close what @p kept holds and set it to -1s. */
+void logfs_kept_log_close(struct logfs_kept_log *kept);
+
+/* Free the reader (closing its file unless it was borrowed). NULL is fine. */
 void logfs_reader_close(struct logfs_reader *r);
 
 /* @return the header read at open. */

@@ -64,39 +64,45 @@ int logfs_seal_decode(const uint8_t slot[LOGFS_SEAL_SLOT_LEN], struct logfs_seal
 
 int logfs_seal_read(const char *metalog, struct logfs_seal *out, struct logfs_error *err)
 {
+    int fd = -1;
+    int rc = logfs_seal_read_kept(metalog, &fd, out, err);
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+int logfs_seal_read_kept(const char *metalog, int *fd, struct logfs_seal *out,
+                         struct logfs_error *err)
+{
     uint8_t buf[LOGFS_SEAL_FILE_LEN];
     struct logfs_seal slot[2];
     int ok[2];
     size_t got = 0;
-    char *path = logfs_seal_path(metalog);
-    int fd;
 
     memset(out, 0, sizeof *out);
-    if (!path)
-        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to read the seal of %s", metalog);
-    int rc = logfs_open_own(path, O_RDONLY, 0, "cannot open seal", &fd, err);
-    if (rc) {
+    if (*fd < 0) {
+        char *path = logfs_seal_path(metalog);
+        if (!path)
+            return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to read the seal of %s", metalog);
+        int rc = logfs_open_own(path, O_RDONLY, 0, "cannot open seal", fd, err);
         free(path);
-        return rc == LOGFS_ENOENT ? LOGFS_OK : rc; /* no seal: state NONE */
+        if (rc)
+            return rc == LOGFS_ENOENT ? LOGFS_OK : rc; /* no seal: state NONE */
     }
-    /* A short file is fine: the slots it does not hold are not valid. */
+    /* A short file is fine: the slots it does not hold are not valid.  (The
+     * writer rewrites its slots in place, so a kept descriptor sees every
+     * seal made after it was opened.) */
     memset(buf, 0, sizeof buf);
     while (got < sizeof buf) {
-        ssize_t n = pread(fd, buf + got, sizeof buf - got, (off_t)got);
+        ssize_t n = pread(*fd, buf + got, sizeof buf - got, (off_t)got);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0) {
-            int rc = logfs_fail_errno(err, errno, "cannot read seal", path);
-            close(fd);
-            free(path);
-            return rc;
-        }
+        if (n < 0)
+            return logfs_fail_errno(err, errno, "cannot read the seal of", metalog);
         if (n == 0)
             break;
         got += (size_t)n;
     }
-    close(fd);
-    free(path);
     out->state = LOGFS_SEAL_UNKNOWN;
     for (int i = 0; i < 2; i++) {
         ok[i] = got >= (size_t)(i + 1) * LOGFS_SEAL_SLOT_LEN &&

@@ -67,6 +67,12 @@ char *logfs_seal_path(const char *metalog);
  */
 int logfs_seal_read(const char *metalog, struct logfs_seal *out, struct logfs_error *err);
 
+/* logfs_seal_read through *fd, the seal file kept open by the caller
+ * between reads (-1: opened here, and left in *fd for the next read, when
+ * the file exists; the caller closes it). */
+int logfs_seal_read_kept(const char *metalog, int *fd, struct logfs_seal *out,
+                         struct logfs_error *err);
+
 /* Encode one slot (all fields but state and valid_slots) into @p slot. */
 void logfs_seal_encode(uint8_t slot[LOGFS_SEAL_SLOT_LEN], const struct logfs_seal *s);
 

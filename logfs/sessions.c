@@ -292,6 +292,12 @@ static int older_first(const void *a, const void *b)
 int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_t *n,
                         struct logfs_error *err)
 {
+    return logfs_sessions_list_except(path, NULL, out, n, err);
+}
+
+int logfs_sessions_list_except(const char *path, const char *except,
+                               struct logfs_session_info **out, size_t *n, struct logfs_error *err)
+{
     char dir[4096], legacy[4200], one[4400];
     struct logfs_session_info *v = NULL;
     size_t cap = 0;
@@ -326,7 +332,8 @@ int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_
             if (l <= strlen(SUFFIX) || e->d_name[0] == '.' || strcmp(e->d_name + l - strlen(SUFFIX), SUFFIX))
                 continue;
             snprintf(one, sizeof one, "%s/%s", dir, e->d_name);
-            rc = add(&v, n, &cap, one);
+            if (!except || strcmp(one, except))
+                rc = add(&v, n, &cap, one);
         }
         closedir(d);
     } else if (!rc && dfd >= 0) {

@@ -91,6 +91,10 @@ struct logfs_session_info {
  */
 int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_t *n,
                         struct logfs_error *err);
+/* As logfs_sessions_list, without manifest @p except (a session's own,
+ * named by logfs_session_path: no stat, no lock test). */
+int logfs_sessions_list_except(const char *path, const char *except,
+                               struct logfs_session_info **out, size_t *n, struct logfs_error *err);
 void logfs_sessions_free(struct logfs_session_info *s, size_t n);
 
 /*

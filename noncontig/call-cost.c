@@ -10,6 +10,9 @@
  *   read8     8 B independent reads of canonical data (a finished file)
  *   own8      8 B independent reads of this process's own writes, same handle
  *   synced8   8 B independent reads of the next process's synced writes
+ *   fresh8    8 B write, MPI_Barrier, 8 B read of the next process's new
+ *             write (ordered by the barrier alone: bbfs's default model
+ *             makes it visible; each read looks at the others' logs again)
  *   readall8  8 B read_at_all of canonical data
  *   sync      MPI_File_sync with nothing written since the last
  *   size      MPI_File_get_size
@@ -164,9 +167,32 @@ static void small_reads(MPI_File fh, int of, int n, int coll, unsigned char *buf
     }
 }
 
-enum { OPEN, SELF, RDONLY, COLL8, READ8, OWN8, SYNCED8, READALL8, SYNC, SIZE, NCASES };
+/* Each iteration writes a new value to this process's element i, and
+ * after a barrier reads the next process's: the value it wrote in this
+ * iteration, or the run stops with an error. */
+static void fresh_reads(MPI_File fh, int next, int n, unsigned char *buf)
+{
+    for (int i = 0; i < n; i++) {
+        MPI_Offset at = (MPI_Offset) (i % NSMALL) * nprocs;
+        memset(buf, (unsigned char) (i * 7 + rank), SMALL);
+        bench_check(MPI_File_write_at(fh, (at + rank) * SMALL, buf, SMALL, MPI_BYTE,
+                                      MPI_STATUS_IGNORE), "call-cost", "write");
+        MPI_Barrier(MPI_COMM_WORLD);
+        bench_check(MPI_File_read_at(fh, (at + next) * SMALL, buf, SMALL, MPI_BYTE,
+                                     MPI_STATUS_IGNORE), "call-cost", "read");
+        if (buf[0] != (unsigned char) (i * 7 + next) || buf[SMALL - 1] != buf[0]) {
+            fprintf(stderr, "call-cost: fresh8: process %d read %d, not the value %d that "
+                    "process %d wrote before the barrier\n", rank, buf[0],
+                    (unsigned char) (i * 7 + next), next);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+}
+
+enum { OPEN, SELF, RDONLY, COLL8, READ8, OWN8, SYNCED8, FRESH8, READALL8, SYNC, SIZE, NCASES };
 static const char *const case_names[NCASES] = {
-    "open", "self", "rdonly", "coll8", "read8", "own8", "synced8", "readall8", "sync", "size"
+    "open", "self", "rdonly", "coll8", "read8", "own8", "synced8", "fresh8", "readall8", "sync",
+    "size"
 };
 static const char *const case_what[NCASES] = {
     "open + 4 KiB write + close, shared file",
@@ -176,6 +202,7 @@ static const char *const case_what[NCASES] = {
     "8 B read_at, canonical data",
     "8 B read_at, own writes",
     "8 B read_at, next process's synced writes",
+    "8 B write, barrier, read of the next's",
     "8 B read_at_all, canonical data",
     "MPI_File_sync, nothing new",
     "MPI_File_get_size",
@@ -206,7 +233,7 @@ static double run(int k, struct ctx *c, long *coll)
             make_small_file(name, c->buf);
             fh = open_or_die(MPI_COMM_WORLD, name, MPI_MODE_RDONLY);
         }
-    } else if (k == OWN8 || k == SYNCED8 || k == SYNC || k == SIZE) {
+    } else if (k == OWN8 || k == SYNCED8 || k == FRESH8 || k == SYNC || k == SIZE) {
         name_of(name, sizeof(name), c, case_names[k], 0);
         fh = open_or_die(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR);
         for (int i = 0; i < NSMALL; i++)
@@ -262,6 +289,9 @@ static double run(int k, struct ctx *c, long *coll)
     case OWN8:
         small_reads(fh, rank, n, 0, c->buf);
         break;
+    case FRESH8:
+        fresh_reads(fh, next, n, c->buf);
+        break;
     case READALL8:
         small_reads(fh, next, n, 1, c->buf);
         break;
@@ -297,7 +327,7 @@ static void usage(void)
 {
     if (rank == 0)
         fprintf(stderr, "usage: call-cost [-dir DIR] [-repeats R] [-iters N] [-cases "
-                "open,self,rdonly,coll8,read8,own8,synced8,readall8,sync,size]\n");
+                "open,self,rdonly,coll8,read8,own8,synced8,fresh8,readall8,sync,size]\n");
     MPI_Finalize();
     exit(2);
 }
@@ -319,7 +349,7 @@ int main(int argc, char **argv)
         || bench_choose(cases_s, case_names, NCASES, use) < 1)
         usage();
     /* iterations per run: the open-to-close cases are long, the reads short */
-    static const int default_iters[NCASES] = { 20, 20, 20, 1, 4096, 4096, 4096, 512, 200, 200 };
+    static const int default_iters[NCASES] = { 20, 20, 20, 1, 4096, 4096, 4096, 512, 512, 200, 200 };
     struct ctx ctx[2] = {{"ufs:", dir, 0, 0, NULL}, {"bbfs:", dir, 0, 0, NULL}};
     unsigned char *buf = malloc(BLK);
     memset(buf, 0x5a, BLK);

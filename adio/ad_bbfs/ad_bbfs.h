@@ -22,6 +22,7 @@ struct logfs_error;
 struct logfs_rangemap;
 struct logfs_plan;
 struct logfs_datalog_reader;
+struct logfs_kept_log;
 
 /* A log of this process that lives in memory only: a private session's
  * writer at its close (ad_bbfs_private.c), whose metalog bytes the replay
@@ -130,6 +131,8 @@ typedef struct ADIOI_BBFS_File {
     struct logfs_plan_key view_last;    /* the latest of them (when view_keyed) */
     int view_keyed;
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */
+    struct logfs_kept_log *view_logs;   /* by writer: its metalog and seal, kept open
+                                         * while metalogs names them (ad_bbfs_read.c) */
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */
 
     ADIOI_BBFS_Shape shape;     /* of fd->filetype, once known (ad_bbfs_view.c) */
@@ -363,6 +366,7 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
                          ADIO_Status * status, int *error_code);
 ADIO_Offset ADIOI_BBFS_Logged_size(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Remote_reset(ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_View_logs_close(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_nodes.c: other nodes' logs through their bbserver.  Calls
  * return an MPI error code, or 0/-1 with why in err. */
@@ -567,6 +571,8 @@ int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *pl
 int ADIOI_BBFS_Datalogs_read(ADIOI_BBFS_Datalogs * d, int writer, uint64_t off, void *buf,
                              size_t len);
 void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d);
+/* Whether d holds the datalogs plan names, writer for writer. */
+int ADIOI_BBFS_Datalogs_same(const ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan);
 
 /* err's MPI error string (its last line only, if last_line) into out, of
  * len bytes, NUL-terminated; safe from MPICH's overrun of long ones. */

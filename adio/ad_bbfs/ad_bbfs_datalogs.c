@@ -12,6 +12,7 @@
 #include "../../logfs/writer.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan, int open_from,
                             int *rc, struct logfs_error *le)
@@ -37,6 +38,16 @@ int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *pl
     }
     ADIOI_Free(opened);
     return base;
+}
+
+int ADIOI_BBFS_Datalogs_same(const ADIOI_BBFS_Datalogs * d, const struct logfs_plan *plan)
+{
+    if (d->mem || d->n != (int) logfs_plan_nwriters(plan))
+        return 0;
+    for (int w = 0; w < d->n; w++)
+        if (strcmp(d->paths[w], logfs_plan_datalog(plan, (uint32_t) w)))
+            return 0;
+    return 1;
 }
 
 static int datalog_error(int rc, const struct logfs_error *le)

@@ -26,6 +26,7 @@
 
 static void free_metalogs(ADIOI_BBFS_File * bf)
 {
+    ADIOI_BBFS_View_logs_close(bf);
     for (int r = 0; bf->metalogs && r < bf->nwriters; r++) {
         ADIOI_BBFS_FREE(bf->metalogs[r]);
         if (bf->servers)

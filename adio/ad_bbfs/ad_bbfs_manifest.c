@@ -176,12 +176,16 @@ int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int which, ADIOI_BBFS_session
 {
     struct logfs_session_info *s;
     size_t ns, len;
-    char *text;
-    int rc = logfs_sessions_list(bf->canonical, &s, &ns, le);
+    char *text, own[PATH_MAX];
+    /* this handle's own: process 0 holds it by path, and every process
+     * knows its name (a view after every acquire would load it again) */
+    int known = bf->metalogs && bf->file_id
+        && !logfs_session_path(bf->canonical, bf->file_id, own, sizeof(own));
+    int rc = logfs_sessions_list_except(bf->canonical, known ? own : NULL, &s, &ns, le);
 
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
         if (bf->session.path && !strcmp(bf->session.path, s[i].path))
-            continue;           /* this handle's own (process 0 knows it by path) */
+            continue;
         if ((which == ADIOI_BBFS_SESSIONS_PENDING && s[i].live)
             || (which == ADIOI_BBFS_SESSIONS_LIVE && !s[i].live))
             continue;

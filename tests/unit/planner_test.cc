@@ -699,3 +699,70 @@ TEST_F(PlannerIncremental, ReadingOnFromMarksInAPlanOfSeveralSessionsIsRefused)
     EXPECT_EQ(LOGFS_EINVAL, logfs_plan_build_sessions(paths, counts, 2, &o, &p, &err));
     EXPECT_EQ(nullptr, p);
 }
+
+// A view looked at after every acquire keeps each metalog and seal open
+// (logfs_kept_log): plans through kept logs equal plans that open the
+// files, a seal made after the logs were kept still judges them, and the
+// header is read once.
+class PlannerKept : public PlannerIncremental {
+  protected:
+    std::vector<logfs_kept_log> kept;
+    ~PlannerKept() override
+    {
+        for (auto &k : kept)
+            logfs_kept_log_close(&k);
+    }
+    int BuildKept(const std::vector<logfs_reader_mark> &since)
+    {
+        kept.resize(metas.size(), logfs_kept_log LOGFS_KEPT_LOG_INIT);
+        std::vector<logfs_metalog_src> src(metas.size());
+        for (size_t i = 0; i < metas.size(); i++) {
+            src[i].metalog = metas[i].c_str();
+            src[i].kept = &kept[i];
+        }
+        logfs_plan_opts o = {0, 1, since.empty() ? nullptr : since.data()};
+        logfs_plan_free(plan);
+        plan = nullptr;
+        return logfs_plan_build_src(src.data(), src.size(), &o, 0, &plan, &err);
+    }
+};
+
+TEST_F(PlannerKept, KeptLogsPlanAsOpenedOnesAndSeeLaterSeals)
+{
+    Writers(2);
+    Write(0, 0, 100);
+    Write(1, 50, 100);
+    FlushAll();
+    ASSERT_EQ(LOGFS_OK, BuildKept({})) << err.msg;
+    for (auto &k : kept) {
+        EXPECT_GE(k.metalog, 0);
+        EXPECT_GT(k.header_end, 0u);
+    }
+    auto before = Marks();
+    EXPECT_EQ(model, Replay(1, "kept"));
+    int fd0 = kept[0].metalog;
+
+    Order(1);
+    Write(1, 0, 30);
+    Write(0, 120, 40);
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, BuildKept(before)) << err.msg;
+    EXPECT_EQ(fd0, kept[0].metalog); // the same descriptor, not reopened
+    EXPECT_GE(kept[0].seal, 0);      // the seal file, opened once it was written
+    EXPECT_EQ(model, Replay(1, "kept"));
+    BuildSince({});
+    EXPECT_EQ(model, Replay(2, "whole"));
+
+    // The seal written after the logs were kept judges them: a metalog cut
+    // below its sealed length is damage, not a torn tail.
+    uint64_t size = FileSize(metas[0]);
+    ASSERT_EQ(0, truncate(metas[0].c_str(), (off_t) (size - 3)));
+    EXPECT_EQ(LOGFS_ECORRUPT, BuildKept({}));
+    EXPECT_NE(nullptr, strstr(err.msg, "sealed length")) << err.msg;
+
+    logfs_kept_log_close(&kept[0]);
+    EXPECT_EQ(-1, kept[0].metalog);
+    EXPECT_EQ(-1, kept[0].seal);
+    EXPECT_EQ(0u, kept[0].header_end);
+}

@@ -224,3 +224,25 @@ TEST_F(Sessions, DecisionsAreMadeOneAtATime)
     close(other);
     logfs_session_remove(&a);
 }
+
+// A session's own processes list the others without it: named by
+// logfs_session_path, it is neither stat'ed nor tested for its lock.
+TEST_F(Sessions, ListingExceptOneLeavesOnlyThatOneOut)
+{
+    logfs_session a, b;
+    Create(1, &a);
+    Create(2, &b);
+    char own[4096];
+    ASSERT_EQ(0, logfs_session_path(File().c_str(), 1, own, sizeof own));
+    logfs_session_info *v;
+    size_t n;
+    ASSERT_EQ(LOGFS_OK, logfs_sessions_list_except(File().c_str(), own, &v, &n, &err)) << err.msg;
+    ASSERT_EQ(1u, n);
+    char other[4096];
+    ASSERT_EQ(0, logfs_session_path(File().c_str(), 2, other, sizeof other));
+    EXPECT_STREQ(other, v[0].path);
+    logfs_sessions_free(v, n);
+    EXPECT_EQ(2u, List().size());
+    logfs_session_remove(&a);
+    logfs_session_remove(&b);
+}
