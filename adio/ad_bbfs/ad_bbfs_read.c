@@ -107,6 +107,7 @@ void ADIOI_BBFS_View_logs_close(ADIOI_BBFS_File * bf)
     for (int r = 0; bf->view_logs && r < bf->nwriters; r++)
         logfs_kept_log_close(&bf->view_logs[r]);
     ADIOI_BBFS_FREE(bf->view_logs);
+    bf->view_logs = NULL;       /* (free_metalogs runs at each end of the logs) */
 }
 
 /* The metalog sizes of this handle's writers, or 0 where one cannot be

@@ -63,11 +63,11 @@ check "noncontig, 1 process: a block larger than a round is read once, a round's
 # = 139264, a cost that grew with the square of the steps); and each step's
 # read of the next process's 256 elements, logged by one strided write, is
 # one datalog read, not 256
-# call-cost: a line for each of its 10 cases, and collectives counted
+# call-cost: a line for each of its 11 cases, and collectives counted
 # inside the library (none if its PMPI_ wrappers were not the ones called:
 # linked without -rdynamic, they count nothing)
 check "call-cost: every case timed, the open's collectives counted in both modes" \
-    bash -c '"$@" >"$0" 2>&1 && test "$(grep -c "ufs: .* bbfs: .*x   collectives [0-9]* vs [0-9]*$" "$0")" -eq 10 \
+    bash -c '"$@" >"$0" 2>&1 && test "$(grep -c "ufs: .* bbfs: .*x   collectives [0-9]* vs [0-9]*$" "$0")" -eq 11 \
              && grep -q "^open .*collectives [1-9][0-9]* vs [1-9][0-9]*$" "$0" \
              && grep -q "^self .*collectives 0 vs 0$" "$0"' \
     "$work/call-cost.out" \
