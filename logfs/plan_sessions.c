@@ -261,7 +261,7 @@ int logfs_plan_build_sessions_src(const struct logfs_metalog_src *logs, const si
                                   size_t nsessions, const struct logfs_plan_opts *o,
                                   struct logfs_plan **out, struct logfs_error *err)
 {
-    static const struct logfs_plan_opts defaults = {0, 0, NULL};
+    static const struct logfs_plan_opts defaults = {0, 0, NULL, 0};
     struct logfs_plan *m = NULL;
     size_t total = 0, at = 0;
     int rc = LOGFS_OK;

@@ -170,10 +170,10 @@ static int set_size(struct wepoch *w, uint32_t rank, uint64_t size)
     return plan_push_ops(&w->ops, &w->nops, &w->capops, &o, 1);
 }
 
-static int read_writer(struct logfs_plan *p, struct logfs_reader *r, const char *path,
-                       const struct logfs_plan_opts *o, struct logfs_error *err)
+/* Writer rank's ops (rank: its header's, or 0 for a one_writer plan). */
+static int read_writer(struct logfs_plan *p, struct logfs_reader *r, uint32_t rank,
+                       const char *path, const struct logfs_plan_opts *o, struct logfs_error *err)
 {
-    uint32_t rank = logfs_reader_header(r)->rank;
     struct wepoch w;
     struct logfs_record rec;
     uint64_t epoch = 0;
@@ -309,15 +309,16 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
         if (!have_id)
             p->file_id = h->file_id;
         have_id = 1;
-        if (h->file_id != p->file_id || h->nwriters != n || rd[h->rank]) {
+        uint32_t at = o->one_writer ? 0 : h->rank;
+        if (h->file_id != p->file_id || (o->one_writer ? n != 1 : h->nwriters != n) || rd[at]) {
             rc = logfs_fail(err, LOGFS_EMISMATCH, 0,
                             "metalog %s (file id %llu, rank %u of %u) does not fit with the other %zu",
                             logs[i].metalog, (unsigned long long)h->file_id, h->rank, h->nwriters, n - 1);
             logfs_reader_close(r);
             goto out;
         }
-        rd[h->rank] = r;
-        if (!(p->datalogs[h->rank] = logfs_datalog_path(logs[i].metalog))) {
+        rd[at] = r;
+        if (!(p->datalogs[at] = logfs_datalog_path(logs[i].metalog))) {
             rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan replay");
             goto out;
         }
@@ -341,7 +342,7 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
     }
     for (size_t i = 0; i < n && !rc; i++)
         if (rd[i])
-            rc = read_writer(p, rd[i], p->datalogs[i], o, err);
+            rc = read_writer(p, rd[i], (uint32_t)i, p->datalogs[i], o, err);
 out:
     if (rd)
         for (size_t i = 0; i < n; i++)
@@ -381,7 +382,7 @@ int logfs_plan_build_src(const struct logfs_metalog_src *logs, size_t n,
                          const struct logfs_plan_opts *o, unsigned flags, struct logfs_plan **out,
                          struct logfs_error *err)
 {
-    static const struct logfs_plan_opts defaults = {0, 0, NULL};
+    static const struct logfs_plan_opts defaults = {0, 0, NULL, 0};
     struct logfs_plan *p;
     int rc = plan_load_session(logs, n, o ? o : &defaults, &p, err);
 

@@ -67,6 +67,10 @@ struct logfs_plan_opts {
      * the logs' SETSIZEs must only grow the file (a truncating one would
      * have to cut bytes of the ops read before). */
     const struct logfs_reader_mark *resume;
+    /* nonzero: the one metalog given is one writer's of a session of
+     * several, planned alone (the caller knows no other writer wrote any
+     * of its bytes); it takes writer index 0 of the plan */
+    int one_writer;
 };
 
 /* Where an op stands in a one-session plan's order: a later key wins; ops

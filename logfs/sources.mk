@@ -7,7 +7,8 @@ LOGFS_HDRS = \
 	%reldir%/errors.h %reldir%/crc32c.h %reldir%/extents.h %reldir%/rangemap.h \
 	%reldir%/index.h %reldir%/datalog.h %reldir%/writer.h %reldir%/reader.h \
 	%reldir%/seal.h %reldir%/planner.h %reldir%/plan_internal.h %reldir%/manifest.h \
-	%reldir%/sessions.h %reldir%/fault.h %reldir%/frame.h %reldir%/writer_internal.h
+	%reldir%/sessions.h %reldir%/fault.h %reldir%/frame.h %reldir%/writer_internal.h \
+	%reldir%/summary.h
 LOGFS_SRCS = \
 	%reldir%/errors.c \
 	%reldir%/fsutil.c \
@@ -21,6 +22,7 @@ LOGFS_SRCS = \
 	%reldir%/writer.c \
 	%reldir%/writer_steps.c \
 	%reldir%/writer_files.c \
+	%reldir%/summary.c \
 	%reldir%/reader.c \
 	%reldir%/seal.c \
 	%reldir%/datalog_reader.c \

@@ -297,6 +297,7 @@ int logfs_writer_add_extent(struct logfs_writer *w, uint64_t off, uint64_t len,
         return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "extent at %llu of %llu bytes ends past 2^63",
                           (unsigned long long)off, (unsigned long long)len);
     }
+    logfs_summary_note_run(&w->summary, off, len, 0, 1);
     if ((rc = logfs_datalog_append(&w->dl, data, (size_t)len, err)))
         goto fail;
     logfs_fault("write-extent"); /* (kill only) a write call half logged */
@@ -340,6 +341,7 @@ int logfs_writer_add_run(struct logfs_writer *w, uint64_t off, uint64_t blocklen
     }
     if (count == 1 || stride == (int64_t)blocklen) /* one contiguous extent */
         return logfs_writer_add_extent(w, off, count * blocklen, data, err);
+    logfs_summary_note_run(&w->summary, off, blocklen, stride, count);
     if ((rc = logfs_datalog_append(&w->dl, data, (size_t)(count * blocklen), err)))
         goto fail;
     w->call_runs += count;
@@ -418,6 +420,7 @@ int logfs_writer_set_size(struct logfs_writer *w, uint64_t size, struct logfs_er
         return logfs_fail(err, LOGFS_ESTATE, 0, "set_size inside a write call");
     if (size > LOGFS_MAX_FILE_END)
         return logfs_fail(err, LOGFS_ERANGE, EOVERFLOW, "set_size beyond 2^63");
+    logfs_summary_note_size(&w->summary);
     if ((rc = logfs_writer_settle(w, err)))
         return rc;
     struct logfs_group cut = {size, 0, 0, 0};

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "errors.h"
+#include "summary.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -231,6 +232,10 @@ void logfs_writer_abandon(struct logfs_writer *w);
 
 /* @return the current (open) epoch. */
 uint64_t logfs_writer_epoch(const struct logfs_writer *w);
+
+/* What the writer's records touch, every write call since the open (also
+ * calls that failed) and any set_size (summary.h). */
+const struct logfs_summary *logfs_writer_summary(const struct logfs_writer *w);
 
 /* @return bytes appended to the datalog so far. */
 uint64_t logfs_writer_datalog_length(const struct logfs_writer *w);

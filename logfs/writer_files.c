@@ -354,6 +354,11 @@ uint64_t logfs_writer_epoch(const struct logfs_writer *w)
     return w->epoch;
 }
 
+const struct logfs_summary *logfs_writer_summary(const struct logfs_writer *w)
+{
+    return &w->summary;
+}
+
 uint64_t logfs_writer_datalog_length(const struct logfs_writer *w)
 {
     return w->dl.len;

@@ -18,6 +18,7 @@
 
 struct logfs_writer {
     struct logfs_datalog dl;
+    struct logfs_summary summary; /* what its records touch (logfs_writer_summary) */
     int mfd;
     char *mpath;
     uint8_t *mbuf;       /* queued records, not yet in the metalog file */

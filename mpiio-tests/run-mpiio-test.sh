@@ -12,6 +12,8 @@
 #   env: K=V ...              environment for the bbfs runs and replays
 #   expect: killed           the bbfs run dies (the program kills itself);
 #                            bbfs-replay must then recover what was synced
+#   bbfs_expect: N REGEX     the bbfs run's output has exactly N lines that
+#                            match REGEX (grep -E); one such line per check
 # For every process count the program runs once on ufs: as the reference and
 # once per variant (and replay count); each run must exit 0 (the program
 # checks its own reads), and the file it leaves must equal the reference
@@ -73,6 +75,21 @@ run() {   # run NP PREFIX DIR [killed]
         return 1
     fi
     grep -q "No Errors" "$dir/out" || { sed 's/^/  | /' "$dir/out"; echo "FAIL: $name printed no 'No Errors'"; return 1; }
+    case $prefix in bbfs:*) expect_lines "$dir/out" ;; esac
+}
+
+# Each bbfs_expect line of the spec: "N REGEX", N lines of out match.
+expect_lines() {
+    local out=$1 n re got
+    while read -r n re; do
+        [ -n "$n" ] || continue
+        got=$(grep -c -E -- "$re" "$out")
+        if [ "$got" != "$n" ]; then
+            sed 's/^/  | /' "$out"
+            echo "FAIL: $name: $got lines of its output match '$re', expected $n"
+            return 1
+        fi
+    done < <(sed -n 's/^bbfs_expect:[[:space:]]*//p' "$spec")
 }
 
 replay() {   # replay M DIR

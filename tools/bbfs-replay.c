@@ -71,7 +71,7 @@ static int describe_session(const char *path, const char *mpath, int dry_run, in
     struct logfs_manifest m;
     struct logfs_error le;
     struct logfs_plan *plan;
-    struct logfs_plan_opts po = { salvage, 0, NULL };
+    struct logfs_plan_opts po = { salvage, 0, NULL, 0 };
     size_t len;
     char *text;
     int rc;

@@ -13,6 +13,7 @@
 #include "ad_bbfs_mpi_compat.h"
 #include "../../logfs/planner.h"
 #include "../../logfs/sessions.h"
+#include "../../logfs/summary.h"
 #include "ad_bbfs_hint_table.h"
 #include <limits.h>
 
@@ -58,6 +59,7 @@ typedef struct ADIOI_BBFS_Times {
     long long calls;            /* logged write calls */
     /* replays' counts, which docs/performance.md's scaling model predicts */
     long long epochs, rounds;   /* epochs replayed; exchange rounds over them */
+    long long own_replays;      /* replays of this process's own log alone */
     long long metalog_bytes;    /* metalog bytes every process gathered */
     long long wants, moved;     /* datalog ranges asked of, and bytes sent to, others */
     long long read_direct;      /* datalog bytes a process read itself for its domain */
@@ -104,6 +106,10 @@ typedef struct ADIOI_BBFS_File {
     int nreplayed;
     int replayed_all;           /* and no other session was live: the whole map goes */
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
+    /* What this session's log touched, taken as its writer closes: a close
+     * replays each process's own log alone where no two touch one byte
+     * (logfs/summary.h, ADIOI_BBFS_Pending_take). */
+    struct logfs_summary own;
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */
     int stamp_due;              /* the next write starts with a STAMP (ad_bbfs_order.c) */
@@ -259,6 +265,7 @@ typedef struct ADIOI_BBFS_Pending {
     int others;                 /* other sessions not claimed (live, or left pending) */
     int live_others;            /* of those, sessions of handles still open */
     int deferred;               /* a close: this handle's session was left pending */
+    int own_only;               /* a close: every process replays its own log alone */
 } ADIOI_BBFS_Pending;
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
 /* Collective, at a close that would replay: every process's sealed
@@ -462,6 +469,11 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                       int nsessions,
                       const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
                       const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times);
+
+/* The same for one process's own log, on its own: independent writes of
+ * the lower file, no collective on it (ADIOI_BBFS_Own_only says when). */
+int ADIOI_BBFS_Replay_own(ADIO_File lower, const char *canonical, char *metalog, char *server,
+                          const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times);
 
 /* ad_bbfs_times.c: with bbfs_timing, rank 0 prints on stderr where the
  * handle's time went, each part the slowest process's.  Collective. */

@@ -353,7 +353,9 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
      * only attach). */
     if (bf->writer)
         ADIOI_BBFS_Server_attach(fd, &err);
+    memset(&bf->own, 0, sizeof(bf->own));
     if (bf->writer) {
+        bf->own = *logfs_writer_summary(bf->writer);
         sealed = logfs_writer_epoch(bf->writer) + 1;
         rc = logfs_writer_close(bf->writer, &le);
         bf->writer = NULL;

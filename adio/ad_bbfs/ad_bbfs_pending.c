@@ -267,6 +267,27 @@ static int parse_all(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
     return MPI_SUCCESS;
 }
 
+/* Pieces above which a log is left to the replay of all logs together:
+ * alone, each piece would be one write of the lower file, where the
+ * collective write merges the processes' small pieces. */
+#define OWN_PIECES_MAX 64
+
+/* From every process's summary (size of them, stride words apart):
+ * whether no byte of the file is in two processes' logs, so that each
+ * process can replay its own alone (ADIOI_BBFS_Replay_own): no metalog
+ * crosses between processes, and no reduction is made per epoch.  The
+ * usual checkpoint of one block per process. */
+static int logs_apart(const uint64_t * all, int size, int stride)
+{
+    struct logfs_summary *s = ADIOI_Malloc(sizeof(*s) * (size ? size : 1));
+
+    for (int r = 0; r < size; r++)
+        logfs_summary_unpack(all + (size_t) r * stride, &s[r]);
+    int apart = logfs_summaries_apart(s, (size_t) size, OWN_PIECES_MAX);
+    ADIOI_Free(s);
+    return apart;
+}
+
 int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
                             int defer_if_live, ADIOI_BBFS_Pending * p)
 {
@@ -298,13 +319,15 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
             open_state(bf, p, hdr);
     }
     /* One collective: every process's sealed epochs (for the manifest) and
-     * error, and process 0's findings. */
-    enum { SLOT = 2 + 7 };
+     * error, process 0's findings, and what each log holds (whether each
+     * process can replay its own alone: ad_bbfs_own.c). */
+    enum { OWN = 2 + 7, SLOT = OWN + LOGFS_SUMMARY_WORDS };
     uint64_t mine[SLOT], *all = ADIOI_Malloc(sizeof(uint64_t) * SLOT * size), key = 0;
     mine[0] = sealed;
     mine[1] = ADIOI_BBFS_Error_key(err, rank);
     for (int i = 0; i < 7; i++)
         mine[2 + i] = (uint64_t) hdr[i];
+    logfs_summary_pack(&bf->own, mine + OWN);
     int rc = MPI_Allgather(mine, SLOT, MPI_UINT64_T, all, SLOT, MPI_UINT64_T, fd->comm);
     if (rc != MPI_SUCCESS)
         err = ADIOI_BBFS_Err_peer_lost(myname, rc);
@@ -318,6 +341,9 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         err = ADIOI_BBFS_Error_of_key(key, size, err, myname);
     for (int i = 0; i < 7; i++)
         hdr[i] = (long long) all[2 + i];
+    /* (no pending session claimed, none other open: this session alone) */
+    int own_only = rc == MPI_SUCCESS && hdr[0] == 0 && hdr[4] == 0 && hdr[5] == 0
+        && logs_apart(all + OWN, size, SLOT);
     ADIOI_Free(all);
     if (rank == 0 && err == MPI_SUCCESS && p->deferred) {
         /* (this process's own outcome: a deferred close reports its own) */
@@ -334,6 +360,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         return err;
     }
     take_state(bf, fd->comm, rank, hdr, p);
+    p->own_only = own_only;
     return MPI_SUCCESS;
 }
 
@@ -413,9 +440,13 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     for (int i = 0; i < p->n; i++)
         if (!m[i].replayed && m[i].durable)
             h.durable = 1;
-    err = ns ? ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, servers, counts, ns, promised,
-                                 mem, &h, bf->hints.timing ? &bf->times : NULL)
-        : MPI_SUCCESS;
+    ADIOI_BBFS_Times *times = bf->hints.timing ? &bf->times : NULL;
+    if (p->own_only && with_own && p->n == 0 && !mem)
+        err = ADIOI_BBFS_Replay_own(lo, bf->canonical, bf->metalogs[rank], bf->servers[rank], &h,
+                                    times);
+    else if (ns)
+        err = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, servers, counts, ns, promised,
+                                mem, &h, times);
     if (!keep) {
         err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         if (err == MPI_SUCCESS)

@@ -49,6 +49,39 @@ static int mark_replayed(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, struct lo
     return all;
 }
 
+/* The end of remove_replayed on process 0 (with any_failed: whether
+ * some log was left). */
+static void remove_marked(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, int with_own, int marked,
+                          int any_failed)
+{
+    if (marked && any_failed)
+        fprintf(stderr, "bbfs: %s: the data is in the file, but logs are left (above); their "
+                "manifest stays, marked replayed, so that the next open or bbfs-replay of the "
+                "file removes them\n", bf->canonical);
+    else if (marked)
+        remove_manifests(bf, p, with_own);
+}
+
+/* remove_replayed where the session is this handle's alone and one node's
+ * (every process's host and log directory alike, no server): process 0
+ * can reach every log, and removes them all in the same order, with no
+ * collective (the others' logs were closed before the replay; unlinks in
+ * one directory are serial in the kernel anyway). */
+static void remove_own_here(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, int rank)
+{
+    int marked, failed = 0;
+
+    if (rank != 0)
+        return;
+    if (!(marked = mark_replayed(bf, p, NULL, 1)))
+        remove_manifests(bf, p, 1);
+    logfs_fault("marked");      /* (kill only) */
+    for (int r = 0; r < bf->nwriters; r++)
+        failed += ADIOI_BBFS_Log_remove(bf->metalogs[r]);
+    logfs_fault("logs-removed");        /* (kill only) */
+    remove_marked(bf, p, 1, marked, failed);
+}
+
 /* After a replay: the manifests are marked replayed, then the logs go,
  * then the manifests.  A crash at any point leaves either sessions to
  * replay again, whole, or marked ones whose leftovers the next open or
@@ -63,6 +96,11 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
 
     MPI_Comm_rank(fd->comm, &rank);
     MPI_Comm_size(fd->comm, &nprocs);
+    if (p->n == 0 && with_own && bf->ids_alike && !bf->srv) {
+        logfs_fault("replayed");        /* (kill only) in the file, and still in the logs */
+        remove_own_here(bf, p, rank);
+        return;
+    }
     /* which logs no process of this job can reach (before anyone removes) */
     for (int i = 0; i < p->n; i++)
         nw += (int) m[i].nwriters;
@@ -89,12 +127,8 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
     logfs_fault("logs-removed");        /* (kill only) */
     /* (the barrier the manifests' removal needs, with the answer) */
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
-    if (rank == 0 && marked && any_failed)
-        fprintf(stderr, "bbfs: %s: the data is in the file, but logs are left (above); their "
-                "manifest stays, marked replayed, so that the next open or bbfs-replay of the "
-                "file removes them\n", bf->canonical);
-    else if (rank == 0 && marked)
-        remove_manifests(bf, p, with_own);
+    if (rank == 0)
+        remove_marked(bf, p, with_own, marked, any_failed);
 }
 
 /* Process 0: the sessions whose logs are gone now, for the map's server

@@ -284,11 +284,46 @@ static void report_lost(const ADIOI_BBFS_Exchange * x, const char *canonical,
     }
 }
 
-int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
-                      char *const *metalogs, char *const *servers, const int *counts,
-                      int nsessions,
-                      const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
-                      const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times)
+/* Alone, every process still makes the lower file's flush, whatever its
+ * own outcome: with romio_synchronizing_flush the flush is a barrier of
+ * the lower file's communicator, which every process of it enters. */
+static void flush_anyway(ADIO_File lower)
+{
+    int ignored;
+    ADIO_Flush(lower, &ignored);
+}
+
+/* A round of pieces (file order, disjoint, their data packed in rp->buf)
+ * written by this process alone, one contiguous write per run of pieces
+ * that touch (the own-log replay: ADIOI_BBFS_Own_only keeps their number
+ * small). */
+static int write_pieces_own(struct replay *rp, const struct logfs_replay_piece *pc, size_t n)
+{
+    ADIO_Status st;
+    uint64_t at = 0;
+    int err = MPI_SUCCESS;
+
+    for (size_t i = 0; i < n && err == MPI_SUCCESS;) {
+        uint64_t len = pc[i].length;
+        size_t j = i + 1;
+        while (j < n && pc[j - 1].offset + pc[j - 1].length == pc[j].offset
+               && len + pc[j].length < (1u << 30))
+            len += pc[j++].length;
+        ADIO_WriteContig(rp->lower, rp->buf + at, (int) len, MPI_BYTE, ADIO_EXPLICIT_OFFSET,
+                         (ADIO_Offset) pc[i].offset, &st, &err);
+        at += len;
+        i = j;
+    }
+    return err;
+}
+
+/* The replay of the logs of nsessions sessions, collective over comm; or,
+ * alone, of this process's own log over MPI_COMM_SELF, writing the lower
+ * file (whose communicator is larger) only with independent calls. */
+static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
+                       char *const *metalogs, char *const *servers, const int *counts,
+                       int nsessions, const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
+                       const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times, int alone)
 {
     int nwriters = 0;
     size_t *ncounts = ADIOI_Malloc(sizeof(size_t) * nsessions);
@@ -296,7 +331,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         ncounts[i] = (size_t) counts[i];
         nwriters += counts[i];
     }
-    struct logfs_plan_opts po = { h->salvage, 0, NULL };
+    struct logfs_plan_opts po = { h->salvage, 0, NULL, alone };
     int progress = h->progress;
     uint64_t round_bytes = (uint64_t) h->replay_buffer;
     static char myname[] = "ADIOI_BBFS_REPLAY";
@@ -307,6 +342,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     int rank, nprocs, rc, err = MPI_SUCCESS;
     double t0 = MPI_Wtime(), lap = t0;
     uint64_t total = 0;
+    int flushed = 0;
     /* the seconds since the last lap go to part f of times */
 #define LAP(f) do { if (times) { double now_ = MPI_Wtime(); times->f += now_ - lap; \
             lap = now_; } } while (0)
@@ -417,7 +453,7 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
          * (for the holes it reads: there are none).  The next epoch's
          * reduction comes after every write of this one, as the next
          * collective write would. */
-        int independent = !all_st[3];
+        int independent = alone || !all_st[3];
         if (all_st[0] && all_st[4] && err == MPI_SUCCESS)
             err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                        MPI_ERR_IO, "**io", "bbfs: another process cannot "
@@ -493,7 +529,8 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
             /* The write is collective: a process that failed still takes
              * part, with nothing to write, and says so at the next check. */
             logfs_fault("replay-round");        /* (kill only) */
-            int w_err = independent ? write_own(&rp, pc, err == MPI_SUCCESS ? npc : 0)
+            int w_err = alone && !dense ? write_pieces_own(&rp, pc, err == MPI_SUCCESS ? npc : 0)
+                : independent ? write_own(&rp, pc, err == MPI_SUCCESS ? npc : 0)
                 : write_round(&rp, pc, err == MPI_SUCCESS ? npc : 0,
                               err == MPI_SUCCESS ? bytes : 0);
             int injected = logfs_fault("canonical-write");
@@ -529,11 +566,16 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
         ADIOI_BBFS_MARK_WRITTEN(lower);
         if (err == MPI_SUCCESS)
             ADIO_Flush(lower, &err);
+        else if (alone)
+            flush_anyway(lower);
+        flushed = 1;
     }
     LAP(write);
 #undef LAP
 
   fn_exit:
+    if (alone && h->durable && !flushed)
+        flush_anyway(lower);
     ADIOI_BBFS_Exchange_count(rp.x, times);
     ADIOI_BBFS_Exchange_end(rp.x);
     ADIOI_BBFS_Datalogs_free(&rp.logs);
@@ -542,4 +584,24 @@ int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
     ADIOI_BBFS_FREE(rv.r);
     logfs_plan_free(rp.plan);
     return err;
+}
+
+int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
+                      char *const *metalogs, char *const *servers, const int *counts,
+                      int nsessions,
+                      const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
+                      const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times)
+{
+    return replay_logs(comm, lower, canonical, metalogs, servers, counts, nsessions, promised,
+                       mem, h, times, 0);
+}
+
+int ADIOI_BBFS_Replay_own(ADIO_File lower, const char *canonical, char *metalog, char *server,
+                          const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times)
+{
+    int one = 1;
+    if (times)
+        times->own_replays++;
+    return replay_logs(MPI_COMM_SELF, lower, canonical, &metalog, &server, &one, 1, NULL, NULL,
+                       h, times, 1);
 }

@@ -18,13 +18,14 @@ void ADIOI_BBFS_Times_report(ADIO_File fd)
     }, max[9];
     /* calls, wants and bytes moved or read are summed; the rest are alike
      * everywhere */
-    long long sum_in[4] = { t->calls, t->wants, t->moved, t->read_direct }, sum[4];
+    long long sum_in[5] = { t->calls, t->wants, t->moved, t->read_direct, t->own_replays },
+        sum[5];
     long long max_in[3] = { t->epochs, t->rounds, t->metalog_bytes }, most[3];
     int rank;
 
     MPI_Comm_rank(fd->comm, &rank);
     MPI_Reduce(mine, max, 9, MPI_DOUBLE, MPI_MAX, 0, fd->comm);
-    MPI_Reduce(sum_in, sum, 4, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
+    MPI_Reduce(sum_in, sum, 5, MPI_LONG_LONG, MPI_SUM, 0, fd->comm);
     MPI_Reduce(max_in, most, 3, MPI_LONG_LONG, MPI_MAX, 0, fd->comm);
     long long view_in[5] = { t->view_builds, t->view_pieces, t->log_reads, t->log_read_pieces,
         t->view_restarts
@@ -48,6 +49,6 @@ void ADIOI_BBFS_Times_report(ADIO_File fd)
         fprintf(stderr, "bbfs counts %s: %lld epochs in %lld exchange rounds, %lld metalog "
                 "bytes gathered by each process, %lld datalog ranges asked of other "
                 "processes and %lld bytes sent to them, %lld bytes read from the logs "
-                "directly (all processes)\n", fd->filename, most[0], most[1], most[2], sum[1],
-                sum[2], sum[3]);
+                "directly (all processes), %lld replays of a process's own log alone\n",
+                fd->filename, most[0], most[1], most[2], sum[1], sum[2], sum[3], sum[4]);
 }

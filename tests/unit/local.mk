@@ -7,6 +7,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/crc32c_test.cc \
 	%reldir%/errors_test.cc \
 	%reldir%/extents_test.cc \
+	%reldir%/summary_test.cc \
 	%reldir%/rangemap_test.cc \
 	%reldir%/writer_test.cc \
 	%reldir%/carry_test.cc \
