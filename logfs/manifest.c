@@ -94,6 +94,8 @@ int logfs_manifest_format(const struct logfs_manifest *m, char **text, size_t *l
         n += (size_t) snprintf(out + n, cap - n, "map %s\n", m->map);
     if (m->durable)
         n += (size_t) snprintf(out + n, cap - n, "durable\n");
+    if (m->lazy)
+        n += (size_t) snprintf(out + n, cap - n, "lazy\n");
     if (m->replayed)
         n += (size_t) snprintf(out + n, cap - n, "replayed\n");
     *text = out;
@@ -167,7 +169,7 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         m->w[k].epochs = epochs;
     }
     /* Then (version 4) the servers, by rank, (version 5) the map's,
-     * (version 6) "durable", and "replayed".  Anything else is the tail of a longer text this one was
+     * (version 6) "durable", (version 7) "lazy", and "replayed".  Anything else is the tail of a longer text this one was
      * written over (a writer killed before it trimmed the file). */
     int have = next_line(&p, end, line, sizeof(line)) == 0;
     for (int64_t last = -1; version >= 4 && have; have = next_line(&p, end, line,
@@ -182,6 +184,10 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
         have = next_line(&p, end, line, sizeof(line)) == 0;
     if (version >= 6 && have && !strcmp(line, "durable")) {
         m->durable = 1;
+        have = next_line(&p, end, line, sizeof(line)) == 0;
+    }
+    if (version >= 7 && have && !strcmp(line, "lazy")) {
+        m->lazy = 1;
         have = next_line(&p, end, line, sizeof(line)) == 0;
     }
     if (version >= 3 && have && !strcmp(line, "replayed"))
@@ -203,4 +209,9 @@ int logfs_manifest_path(const char *path, char *out, size_t len)
     size_t dirlen = slash ? (size_t) (slash - path + 1) : 0;
     int n = snprintf(out, len, "%.*s.%s.bbfs-manifest", (int) dirlen, path, path + dirlen);
     return (n < 0 || (size_t) n >= len) ? -1 : 0;
+}
+
+char *logfs_manifest_canary(const char *metalog0)
+{
+    return logfs_sibling_path(metalog0, "lazy");
 }

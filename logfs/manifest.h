@@ -36,6 +36,15 @@
  * durable (bbfs_durable), so whoever replays them makes the canonical file
  * durable before it removes them, whatever its own hints say.
  *
+ * Version 7 adds, after those, "lazy": the writers (all on one node, in
+ * one log directory) make their log files only when a byte must first
+ * reach them (a release, a full buffer, a sync).  Process 0 made a canary
+ * beside writer 0's metalog first (logfs_manifest_canary): while the
+ * canary is there, the directory is the one the writers logged to, and a
+ * writer whose metalog is missing and whose line promises no epoch made
+ * none (an empty log); without it, the directory was lost, and so were
+ * the logs.
+ *
  * The other files of a writer's log (datalog, seal) are named after its
  * metalog (see writer.h).  Paths may not contain newlines; hosts may not
  * contain blanks.
@@ -52,7 +61,7 @@
 extern "C" {
 #endif
 
-#define LOGFS_MANIFEST_VERSION 6
+#define LOGFS_MANIFEST_VERSION 7
 #define LOGFS_MANIFEST_HOST_MAX 256
 
 struct logfs_manifest_writer {
@@ -68,6 +77,7 @@ struct logfs_manifest {
     struct logfs_manifest_writer *w;    /* nwriters entries, by rank */
     int replayed;                       /* the data is in the file; remove the rest */
     int durable;                        /* the logs were made durable (bbfs_durable) */
+    int lazy;                           /* writers make their files when first needed */
     char map[LOGFS_MANIFEST_HOST_MAX];  /* the server of the file's map ("": none) */
 };
 
@@ -111,6 +121,10 @@ int logfs_manifest_parse(const char *text, size_t len, struct logfs_manifest *m,
 
 /* Free what init/parse allocated; the struct may be reused. */
 void logfs_manifest_free(struct logfs_manifest *m);
+
+/* The canary of a lazy session whose writer 0 has metalog @p metalog0
+ * (".lazy" in place of ".metalog"), malloc'ed; NULL if out of memory. */
+char *logfs_manifest_canary(const char *metalog0);
 
 /*
  * The manifest's name for canonical file @p path: "dir/.base.bbfs-manifest".

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "format.h"
 #include "reader.h"
@@ -267,6 +268,19 @@ int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_p
     return logfs_plan_build_flags(metalogs, n, o, 0, out, err);
 }
 
+/* A lazy writer's metalog that open_kept could not read (rc) because it
+ * is not made yet, or made and its header not yet written (the writer
+ * makes its files first, then writes what it queued): still short of a
+ * header now, after the look that failed, it released nothing before. */
+static int not_made_yet(const char *metalog, int rc)
+{
+    struct stat st;
+    if (rc == LOGFS_ENOENT)
+        return 1;
+    return rc == LOGFS_EFORMAT && stat(metalog, &st) == 0 &&
+           (uint64_t)st.st_size < LOGFS_REC_HEADER_LEN + LOGFS_HEADER_PAYLOAD_LEN;
+}
+
 /* Read the metalogs of one session into a new plan whose epochs still hold
  * their ops (not yet finished). */
 int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
@@ -274,6 +288,7 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
                       struct logfs_error *err)
 {
     struct logfs_reader **rd = NULL;
+    unsigned char *absent = NULL;
     struct logfs_plan *p;
     int rc = LOGFS_OK, have_id = 0;
 
@@ -282,7 +297,8 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
         return logfs_fail(err, LOGFS_EINVAL, 0, "replay needs at least one metalog");
     p = calloc(1, sizeof *p);
     rd = calloc(n, sizeof *rd);
-    if (!p || !rd || !(p->datalogs = calloc(n, sizeof *p->datalogs)) ||
+    absent = calloc(n, 1);
+    if (!p || !rd || !absent || !(p->datalogs = calloc(n, sizeof *p->datalogs)) ||
         !(p->warnings = calloc(n, sizeof *p->warnings)) ||
         !(p->sealed = calloc(n, sizeof *p->sealed)) || !(p->procs = calloc(n, sizeof *p->procs)) ||
         !(p->marks = calloc(n, sizeof *p->marks))) {
@@ -303,6 +319,14 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
         }
         rc = logs[i].data ? logfs_reader_open_mem(logs[i].data, logs[i].len, &r, err)
                           : logfs_reader_open_kept(logs[i].metalog, logs[i].kept, &r, err);
+        if (rc && logs[i].absent_ok && !logs[i].data && not_made_yet(logs[i].metalog, rc)) {
+            rc = LOGFS_OK; /* (its place is filled below, as a gone writer's, without a warning) */
+            absent[i] = 1;
+            continue;
+        }
+        /* (a lazy writer wrote its header since the first look: look again) */
+        if (rc == LOGFS_EFORMAT && logs[i].absent_ok && !logs[i].data)
+            rc = logfs_reader_open_kept(logs[i].metalog, logs[i].kept, &r, err);
         if (rc)
             goto out;
         h = logfs_reader_header(r);
@@ -324,15 +348,18 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
         }
     }
     /* A gone writer takes its place in the session (writers are listed in
-     * rank order), unless a header claimed it. */
+     * rank order), unless a header claimed it; so does a lazy one with no
+     * log yet, with nothing to say about it. */
     for (size_t i = 0; i < n && !rc; i++) {
-        if (!logs[i].gone)
+        if (!logs[i].gone && !absent[i])
             continue;
         if (rd[i]) {
             rc = logfs_fail(err, LOGFS_EMISMATCH, 0, "metalog %s is gone, and another "
                             "metalog claims its rank %zu", logs[i].metalog, i);
             break;
         }
+        if (absent[i])
+            continue; /* (no datalog either: logfs_plan_datalog says NULL) */
         char msg[LOGFS_ERRMSG_MAX];
         snprintf(msg, sizeof msg, "its metalog %s is gone (nobody can read it): nothing "
                  "it wrote was replayed", logs[i].metalog);
@@ -348,6 +375,7 @@ out:
         for (size_t i = 0; i < n; i++)
             logfs_reader_close(rd[i]);
     free(rd);
+    free(absent);
     if (rc) {
         logfs_plan_free(p);
         return rc;

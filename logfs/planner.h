@@ -173,6 +173,11 @@ struct logfs_metalog_src {
                           place in the session, a warning and 0 epochs */
     struct logfs_kept_log *kept; /* NULL, or the file and its seal kept open
                                     between plans (logfs_reader_open_kept) */
+    int absent_ok;     /* nonzero: a writer of a lazy session (its files are
+                          made when a byte must first reach them): a metalog
+                          that does not exist, or not yet with its header,
+                          holds nothing anyone may see yet, and plans as an
+                          empty log */
 };
 
 /* logfs_plan_build_flags and logfs_plan_build_sessions from sources; the
@@ -195,7 +200,9 @@ uint64_t logfs_plan_nepochs(const struct logfs_plan *p);
 uint32_t logfs_plan_nwriters(const struct logfs_plan *p);
 uint64_t logfs_plan_file_id(const struct logfs_plan *p);
 
-/* @return the datalog path of writer @p rank (the metalog's, ".datalog"). */
+/* @return the datalog path of writer @p rank (the metalog's, ".datalog");
+ *         NULL for a lazy writer that made no log (absent_ok): it has no
+ *         op in the plan. */
 const char *logfs_plan_datalog(const struct logfs_plan *p, uint32_t rank);
 
 /* @return why writer @p rank's log was only partly used (salvage), or NULL. */

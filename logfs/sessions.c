@@ -103,10 +103,19 @@ static int locks_unsupported(int e)
     return e == EINVAL || e == ENOLCK || e == EOPNOTSUPP;
 }
 
-static int write_text(int fd, const char *text, size_t len, int durable, const char *path,
-                      struct logfs_error *err)
+/* The text into the manifest open at fd: in place under the text lock
+ * (a reader never parses half of it), or, fresh, into a new file nobody
+ * can name yet (it is linked into place after). */
+static int write_text(int fd, const char *text, size_t len, int durable, int fresh,
+                      const char *path, struct logfs_error *err)
 {
     int e;
+    if (fresh) {
+        e = logfs_pwrite_full("manifest-write", fd, text, len, 0);
+        if (e == 0 && durable && fdatasync(fd) < 0)
+            e = errno;
+        return e ? logfs_fail_errno(err, e, "cannot write the manifest", path) : LOGFS_OK;
+    }
     if (lock_byte(fd, F_OFD_SETLKW, F_WRLCK, TEXT_BYTE) < 0 && !locks_unsupported(errno))
         return logfs_fail_errno(err, errno, "cannot lock the manifest", path);
     if (!(e = logfs_pwrite_full("manifest-write", fd, text, len, 0))) {
@@ -130,10 +139,14 @@ int logfs_session_create(const char *path, uint64_t file_id, const char *text, s
     s->path = NULL;
     if (logfs_sessions_dir(path, dir, sizeof dir) || logfs_session_path(path, file_id, final, sizeof final))
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return logfs_fail_errno(err, errno, "cannot create the manifest directory", dir);
-    if ((rc = dir_is_own(dir, err)) && rc != LOGFS_ENOENT)
-        return rc;
+    /* (a directory this call made is this user's: only one found there
+     * is looked at) */
+    if (mkdir(dir, 0700) < 0) {
+        if (errno != EEXIST)
+            return logfs_fail_errno(err, errno, "cannot create the manifest directory", dir);
+        if ((rc = dir_is_own(dir, err)) && rc != LOGFS_ENOENT)
+            return rc;
+    }
     snprintf(tmp, sizeof tmp, "%s/.new-%016" PRIx64, dir, file_id);
     /* A concurrent delete of the last session may remove the directory
      * between the mkdir and the create: make it again, once. */
@@ -146,7 +159,7 @@ int logfs_session_create(const char *path, uint64_t file_id, const char *text, s
         rc = logfs_fail_errno(err, errno, "cannot lock the manifest", tmp);
         goto fail;
     }
-    if ((rc = write_text(fd, text, len, durable, tmp, err)))
+    if ((rc = write_text(fd, text, len, durable, 1, tmp, err)))
         goto fail;
     if (link(tmp, final) < 0) { /* unlike rename, never replaces a session's manifest */
         rc = logfs_fail_errno(err, errno, "cannot publish the manifest", final);
@@ -179,7 +192,7 @@ int logfs_session_store(struct logfs_session *s, const char *text, size_t len, i
 {
     if (s->fd < 0)
         return logfs_fail(err, LOGFS_ESTATE, 0, "manifest not held");
-    return write_text(s->fd, text, len, durable, s->path, err);
+    return write_text(s->fd, text, len, durable, 0, s->path, err);
 }
 
 void logfs_session_release(struct logfs_session *s)

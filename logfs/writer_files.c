@@ -33,6 +33,10 @@ static int check_dir(const struct logfs_writer_opts *o, struct logfs_error *err)
         return logfs_fail_errno(err, errno, "log directory", o->dir);
     if (!S_ISDIR(st.st_mode))
         return logfs_fail(err, LOGFS_ENOTDIR, ENOTDIR, "log directory %s is not a directory", o->dir);
+    /* (lazy: the files come later, and the open is where to hear of a
+     * directory that will refuse them) */
+    if (o->lazy_files && access(o->dir, W_OK | X_OK) < 0)
+        return logfs_fail_errno(err, errno, "cannot create logs in", o->dir);
     return LOGFS_OK;
 }
 

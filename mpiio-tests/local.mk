@@ -320,6 +320,12 @@ check_PROGRAMS += %reldir%/t_private
 TESTS += %reldir%/t_private.mpi
 EXTRA_DIST += %reldir%/t_private.mpi
 
+check_PROGRAMS += %reldir%/t_lazy
+%canon_reldir%_t_lazy_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_lazy_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_lazy.mpi
+EXTRA_DIST += %reldir%/t_lazy.mpi
+
 check_PROGRAMS += %reldir%/t_own_replay
 %canon_reldir%_t_own_replay_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_own_replay_LDADD = $(MPIIO_TEST_LDADD)

@@ -110,6 +110,7 @@ typedef struct ADIOI_BBFS_File {
      * replays each process's own log alone where no two touch one byte
      * (logfs/summary.h, ADIOI_BBFS_Pending_take). */
     struct logfs_summary own;
+    int own_in_memory;          /* (at a close) the log ended in memory, no files */
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */
     int stamp_due;              /* the next write starts with a STAMP (ad_bbfs_order.c) */
@@ -149,6 +150,11 @@ typedef struct ADIOI_BBFS_File {
     /* A private session (ad_bbfs_private.c): its logs in memory and no
      * manifest until something needs them. */
     int unpublished;
+    /* A lazy session (ad_bbfs_log.c): several processes on one node, one
+     * log directory, no server; each writer makes its files when a byte
+     * must first reach them, and the manifest says so (with a canary in
+     * the log directory: logfs/manifest.h). */
+    int lazy;
     struct ADIOI_BBFS_File *next_logging;       /* this process's logging handles */
     int in_logging;
 
@@ -228,7 +234,8 @@ struct logfs_writer_opts;
  * private (one process, no server, no other handle of the file here). */
 int ADIOI_BBFS_Private_join(ADIOI_BBFS_File * bf, int *err);
 void ADIOI_BBFS_Private_leave(ADIOI_BBFS_File * bf);
-/* The writer options of bf's session (lazy files while unpublished). */
+/* The writer options of bf's session (lazy files while unpublished, or in
+ * a lazy session). */
 void ADIOI_BBFS_Private_writer_opts(ADIOI_BBFS_File * bf, struct logfs_writer_opts *o);
 /* A close (closing) or mid-session replay of a private session: if the
  * file has no other session, the logs are replayed from memory, and no
@@ -266,6 +273,7 @@ typedef struct ADIOI_BBFS_Pending {
     int live_others;            /* of those, sessions of handles still open */
     int deferred;               /* a close: this handle's session was left pending */
     int own_only;               /* a close: every process replays its own log alone */
+    int in_memory;              /* a close: some process's log ended in memory */
 } ADIOI_BBFS_Pending;
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
 /* Collective, at a close that would replay: every process's sealed
@@ -277,6 +285,10 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
  * outcome of that, the others MPI_SUCCESS. */
 int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
                             int defer_if_live, ADIOI_BBFS_Pending * p);
+/* Whether a log that touched own may be replayed alone, as far as this
+ * process can tell (its own size changes and pieces): otherwise the
+ * close's replay is of all logs together, whatever the others logged. */
+int ADIOI_BBFS_Log_may_replay_alone(const struct logfs_summary *own);
 /* Collective: replay the claimed sessions, with this handle's own if
  * with_own (its writer read from memory if mem), in one plan through lo;
  * then, unless keep, agree the outcome and remove them.  With keep the
@@ -339,6 +351,9 @@ int ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsign
                                     int rank, int nprocs, double timeout);
 /* logfs_log_remove, a failure said on stderr: @return 1 if it failed. */
 int ADIOI_BBFS_Log_remove(const char *metalog);
+/* The canary of a lazy session whose writer 0's metalog is metalog0 goes
+ * (logfs_manifest_canary; one already gone is fine). */
+void ADIOI_BBFS_Canary_remove(const char *metalog0);
 int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
                              struct logfs_error *le);
 /* Which sessions ADIOI_BBFS_Manifest_each visits. */
@@ -461,19 +476,22 @@ int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the
  * other, and each writer's node server (servers NULL or "": none);
- * promised (or NULL): the epochs each writer sealed at its close; mem (or
- * NULL): this process's writer whose logs are in memory; times (or NULL):
+ * promised (or NULL): the epochs each writer sealed at its close; lazy (or
+ * NULL): by writer, as ADIOI_BBFS_Exchange_begin's; mem (or NULL): this
+ * process's writer whose logs are in memory; times (or NULL):
  * where the seconds of its parts are added. */
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                       char *const *metalogs, char *const *servers, const int *counts,
-                      int nsessions,
-                      const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
-                      const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times);
+                      int nsessions, const uint64_t * promised, const unsigned char *lazy,
+                      const ADIOI_BBFS_Memlog * mem, const ADIOI_BBFS_Hints * h,
+                      ADIOI_BBFS_Times * times);
 
-/* The same for one process's own log, on its own: independent writes of
- * the lower file, no collective on it (ADIOI_BBFS_Own_only says when). */
+/* The same for one process's own log, on its own (read from mem if not
+ * NULL, else from its files): independent writes of the lower file, no collective on
+ * it (ADIOI_BBFS_Pending_take's own_only says when). */
 int ADIOI_BBFS_Replay_own(ADIO_File lower, const char *canonical, char *metalog, char *server,
-                          const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times);
+                          const ADIOI_BBFS_Memlog * mem, const ADIOI_BBFS_Hints * h,
+                          ADIOI_BBFS_Times * times);
 
 /* ad_bbfs_times.c: with bbfs_timing, rank 0 prints on stderr where the
  * handle's time went, each part the slowest process's.  Collective. */
@@ -554,12 +572,15 @@ static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
  * and calls round (collective; failed: this process wants nothing now).
  * When every process can open every log (one node, a shared log
  * directory) and direct is set, each reads what it wants itself and a
- * round needs no communication. */
+ * round needs no communication.  lazy (or NULL), by writer: a writer of a
+ * lazy session that promised nothing, whose log nobody finds, made none
+ * (an empty log, not a lost one). */
 typedef struct ADIOI_BBFS_Exchange ADIOI_BBFS_Exchange;
 struct logfs_metalog_src;
 int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const *metalogs,
                               char *const *servers, int nwriters, int salvage, double timeout,
-                              int direct, struct ADIOI_BBFS_Datalogs *logs,
+                              int direct, const unsigned char *lazy,
+                              struct ADIOI_BBFS_Datalogs *logs,
                               ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
                               char **bytes);
 void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, uint64_t len);

@@ -21,8 +21,11 @@ int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *pl
     struct logfs_datalog_reader **opened = ADIOI_Calloc(add, sizeof(*opened));
 
     *rc = LOGFS_OK;
+    /* (a lazy writer with no log has no datalog, and nothing to read) */
     for (int w = open_from; w < add && *rc == LOGFS_OK; w++)
-        *rc = logfs_datalog_reader_open(logfs_plan_datalog(plan, (uint32_t) w), &opened[w], le);
+        if (logfs_plan_datalog(plan, (uint32_t) w))
+            *rc = logfs_datalog_reader_open(logfs_plan_datalog(plan, (uint32_t) w), &opened[w],
+                                            le);
     if (*rc != LOGFS_OK) {
         for (int w = 0; w < add; w++)
             logfs_datalog_reader_close(opened[w]);
@@ -33,7 +36,8 @@ int ADIOI_BBFS_Datalogs_add(ADIOI_BBFS_Datalogs * d, const struct logfs_plan *pl
     d->paths = ADIOI_Realloc(d->paths, sizeof(char *) * (d->n ? d->n : 1));
     d->readers = ADIOI_Realloc(d->readers, sizeof(*d->readers) * (d->n ? d->n : 1));
     for (int w = 0; w < add; w++) {
-        d->paths[base + w] = ADIOI_Strdup(logfs_plan_datalog(plan, (uint32_t) w));
+        const char *path = logfs_plan_datalog(plan, (uint32_t) w);
+        d->paths[base + w] = path ? ADIOI_Strdup(path) : NULL;
         d->readers[base + w] = opened[w];
     }
     ADIOI_Free(opened);
@@ -44,9 +48,11 @@ int ADIOI_BBFS_Datalogs_same(const ADIOI_BBFS_Datalogs * d, const struct logfs_p
 {
     if (d->mem || d->n != (int) logfs_plan_nwriters(plan))
         return 0;
-    for (int w = 0; w < d->n; w++)
-        if (strcmp(d->paths[w], logfs_plan_datalog(plan, (uint32_t) w)))
+    for (int w = 0; w < d->n; w++) {
+        const char *path = logfs_plan_datalog(plan, (uint32_t) w);
+        if (!d->paths[w] || !path || strcmp(d->paths[w], path))
             return 0;
+    }
     return 1;
 }
 
@@ -64,6 +70,10 @@ static int datalog_reader(ADIOI_BBFS_Datalogs * d, int writer, struct logfs_erro
 {
     if (d->readers[writer])
         return LOGFS_OK;
+    if (!d->paths[writer]) {
+        snprintf(le->msg, sizeof(le->msg), "writer %d made no log", writer);
+        return LOGFS_ESTATE;
+    }
     return logfs_datalog_reader_open(d->paths[writer], &d->readers[writer], le);
 }
 
@@ -88,7 +98,7 @@ void ADIOI_BBFS_Datalogs_free(ADIOI_BBFS_Datalogs * d)
 {
     for (int w = 0; d->paths && w < d->n; w++) {
         logfs_datalog_reader_close(d->readers[w]);
-        ADIOI_Free(d->paths[w]);
+        ADIOI_BBFS_FREE(d->paths[w]);
     }
     ADIOI_BBFS_FREE(d->paths);
     ADIOI_BBFS_FREE(d->readers);

@@ -57,6 +57,9 @@ struct ADIOI_BBFS_Exchange {
                                  * open its logs (NULL: it can) */
     unsigned char *gone;        /* by writer: nobody can read its logs and no server
                                  * serves them (salvage only: planned without it) */
+    const unsigned char *lazy;  /* by writer (or NULL): of a lazy session, promised
+                                 * nothing: with no log anywhere, it made none */
+    unsigned char *absent;      /* by writer: lazy, and no process has its log */
     ADIOI_BBFS_Nodes nodes;     /* for calls to those servers */
     ADIOI_BBFS_Datalogs *logs;  /* (the replay's) datalogs, of hosted writers only */
     struct want *want;
@@ -164,6 +167,10 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, const char *canonical, char *co
         for (int p = 0; p < x->nprocs; p++)
             if (SEES(p, w) && (best < 0 || load[p] < load[best]))
                 best = p;
+        if (best < 0 && x->lazy && x->lazy[w]) {
+            x->absent[w] = 1;   /* (planned as an empty log) */
+            continue;
+        }
         if (best < 0 && servers && servers[w] && *servers[w]) {
             for (int p = 0; p < x->nprocs; p++)
                 if (best < 0 || load[p] < load[best])
@@ -198,7 +205,7 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, const char *canonical, char *co
 
 int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const *metalogs,
                               char *const *servers, int nwriters, int salvage, double timeout,
-                              int direct, ADIOI_BBFS_Datalogs * logs,
+                              int direct, const unsigned char *lazy, ADIOI_BBFS_Datalogs * logs,
                               ADIOI_BBFS_Exchange ** out, struct logfs_metalog_src **srcs,
                               char **bytes_out)
 {
@@ -224,6 +231,8 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     x->here = ADIOI_Calloc(nwriters ? nwriters : 1, 1);
     x->far = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(char *));
     x->gone = ADIOI_Calloc(nwriters ? nwriters : 1, 1);
+    x->absent = ADIOI_Calloc(nwriters ? nwriters : 1, 1);
+    x->lazy = lazy;
     x->scount = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->rcount = ADIOI_Calloc(x->nprocs, sizeof(int));
     x->sdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
@@ -248,7 +257,7 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
         size_t len;
         char *warn = NULL;
         int rc;
-        if (x->gone[w] || x->host[w] != x->rank)
+        if (x->gone[w] || x->absent[w] || x->host[w] != x->rank)
             continue;
         if (x->far[w]) {
             err = ADIOI_BBFS_Nodes_export(&x->nodes, x->far[w], metalogs[w], salvage, &b, &len,
@@ -331,6 +340,10 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
         s[w].data = x->gone[w] ? NULL : bytes + displs[h] + at[h];
         s[w].len = (size_t) all_lens[w];
         s[w].gone = x->gone[w];
+        if (x->absent[w]) {     /* (every process finds no file, as nobody did) */
+            s[w].data = NULL;
+            s[w].absent_ok = 1;
+        }
         at[h] += all_lens[w];
     }
     ADIOI_Free(at);
@@ -720,6 +733,7 @@ void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x)
         ADIOI_BBFS_FREE(x->far[w]);
     ADIOI_BBFS_FREE(x->far);
     ADIOI_BBFS_FREE(x->gone);
+    ADIOI_BBFS_FREE(x->absent);
     ADIOI_BBFS_FREE(x->host);
     ADIOI_BBFS_FREE(x->here);
     ADIOI_BBFS_FREE(x->want);

@@ -74,7 +74,7 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
             int err;
             ADIOI_BBFS_Log_sync(fd, &err);
             *error_code = ADIOI_BBFS_Agree_error(fd->comm, "ADIOI_BBFS_SET_ATOMICITY", err);
-            if (*error_code != MPI_SUCCESS)
+                if (*error_code != MPI_SUCCESS)
                 return;         /* (still atomic, on every process) */
             bf->hints.consistency = bf->atomic_logged - 1;
             bf->atomic_logged = 0;

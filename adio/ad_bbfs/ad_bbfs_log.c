@@ -16,6 +16,7 @@
 #include "../../logfs/writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,25 @@ static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **a
     return err;
 }
 
+/* Process 0 of a lazy session: the canary beside writer 0's metalog, which
+ * tells a later replay that a missing log was never made, not lost
+ * (logfs/manifest.h, version 7). */
+static int make_canary(ADIOI_BBFS_File * bf, struct logfs_error *le)
+{
+    char *canary = logfs_manifest_canary(bf->metalogs[0]);
+    int fd = canary ? open(canary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+    int rc = fd >= 0 ? LOGFS_OK : canary ? logfs_status_from_errno(errno) : LOGFS_ENOMEM;
+
+    if (fd < 0)
+        snprintf(le->msg, sizeof(le->msg), "cannot create logs in bbfs_logdir %s (a lazy "
+                 "session's canary %s: %s)", bf->hints.logdir, canary ? canary : "",
+                 canary ? strerror(errno) : "no memory");
+    if (fd >= 0)
+        close(fd);
+    free(canary);
+    return rc;
+}
+
 /* Create this process's logs and the manifest naming everyone's. */
 static void log_start(ADIO_File fd, int *error_code)
 {
@@ -205,6 +225,13 @@ static void log_start(ADIO_File fd, int *error_code)
     MPI_Comm_rank(fd->comm, &rank);
     int may_be_private = ADIOI_BBFS_Private_join(bf, &err);
     bf->unpublished = may_be_private && err == MPI_SUCCESS;
+    /* (one node, one log directory, no server: every name is known here,
+     * and the errors are agreed below, after process 0 published) */
+    int alike = bf->ids_alike && !bf->srv;
+    /* Several processes so: a process's files wait for a byte that must
+     * reach them (docs/architecture.md, lazy sessions), and an open, some
+     * writes and a close that replays each log from memory make none. */
+    bf->lazy = alike && bf->nwriters > 1;
     if (restart) {              /* restarting after a mid-session replay */
         bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
         MPI_Bcast(&bf->file_id, 1, MPI_UINT64_T, 0, fd->comm);
@@ -241,9 +268,6 @@ static void log_start(ADIO_File fd, int *error_code)
      * PATH_MAX) would be 4.6 KB each, 150 MB in every process at 32k. */
     struct writer_id *all = NULL;
     char *packed = NULL;
-    /* (one node, one log directory, no server: every name is known here,
-     * and the errors are agreed below, after process 0 published) */
-    int alike = bf->ids_alike && !bf->srv;
     int g_err = alike ? same_ids(bf, base, &all, &packed)
         : gather_ids(fd, err, &all, &packed);
     if (err == MPI_SUCCESS)
@@ -270,6 +294,7 @@ static void log_start(ADIO_File fd, int *error_code)
     if (rank == 0) {
         struct logfs_manifest *m = bf->manifest = ADIOI_Calloc(1, sizeof(*m));
         rc = logfs_manifest_init(m, bf->file_id, (uint32_t) bf->nwriters);
+        m->lazy = bf->lazy;
         for (int r = 0; r < bf->nwriters && rc == LOGFS_OK; r++)
             if ((rc = logfs_manifest_set(m, (uint32_t) r, all[r].host, all[r].path)) == LOGFS_OK)
                 rc = logfs_manifest_set_server(m, (uint32_t) r, all[r].server);
@@ -286,8 +311,13 @@ static void log_start(ADIO_File fd, int *error_code)
             }
             rc = logfs_manifest_set_map(m, adopted ? other_map : ADIOI_BBFS_Server_map(bf));
         }
+        /* (a lazy session's canary before the manifest that names it) */
+        if (rc == LOGFS_OK && bf->lazy)
+            rc = make_canary(bf, &le);
         /* (a private session's when its logs get files: ad_bbfs_private.c) */
         err = rc == LOGFS_OK ? (bf->unpublished ? MPI_SUCCESS : ADIOI_BBFS_Manifest_publish(bf))
+            : rc == LOGFS_EIO || rc == LOGFS_EACCES || rc == LOGFS_ENOSPC || rc == LOGFS_ENOENT
+            ? ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg)
             : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
                                    "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with no "
                                    ". or .. parts, and host names may not hold blanks");
@@ -313,6 +343,26 @@ static void log_start(ADIO_File fd, int *error_code)
         ADIOI_BBFS_FREE(ml);
         bf->writer = NULL;
     }
+}
+
+/* A lazy session's log that ended in memory for a replay at close, when
+ * that replay is not made or failed (err: why): the log goes to its
+ * files, closed, and stays pending with the rest of the session.
+ * @return err, or why the log could not be kept. */
+static int write_out(ADIOI_BBFS_File * bf, int err)
+{
+    static char myname[] = "ADIOI_BBFS_WRITE_OUT";
+    struct logfs_error le;
+
+    if (!bf->writer)
+        return err;
+    int rc = logfs_writer_close(bf->writer, &le);
+    bf->writer = NULL;
+    if (rc == LOGFS_OK)
+        return err;
+    fprintf(stderr, "bbfs: %s: the close did not replay the logs, and this process's could not "
+            "be kept either (%s): its writes since the open are lost\n", bf->canonical, le.msg);
+    return err != MPI_SUCCESS ? err : ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
 }
 
 /* How log_finish ends the logs. */
@@ -354,15 +404,30 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
     if (bf->writer)
         ADIOI_BBFS_Server_attach(fd, &err);
     memset(&bf->own, 0, sizeof(bf->own));
+    /* A lazy session's writer that never needed its files ends in memory,
+     * and the replay reads it from there (write_out if it cannot). */
+    ADIOI_BBFS_Memlog mem = { NULL, rank, NULL, 0 };
+    bf->own_in_memory = 0;
     if (bf->writer) {
         bf->own = *logfs_writer_summary(bf->writer);
-        sealed = logfs_writer_epoch(bf->writer) + 1;
-        rc = logfs_writer_close(bf->writer, &le);
-        bf->writer = NULL;
-        if (rc != LOGFS_OK) {
-            if (err == MPI_SUCCESS)
-                err = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
-            sealed = 0;
+        /* (a log that rules out replaying each alone goes to its files
+         * now: the replay of all reads them in place, and the take's
+         * collective below is then the wait for everyone's) */
+        if (replay && bf->lazy && !logfs_writer_has_files(bf->writer)
+            && ADIOI_BBFS_Log_may_replay_alone(&bf->own)
+            && logfs_writer_end_in_memory(bf->writer, &mem.metalog, &mem.len, &le) == LOGFS_OK) {
+            mem.writer = bf->writer;
+            bf->own_in_memory = 1;
+            sealed = logfs_writer_epoch(bf->writer);    /* (the CLOSE's too) */
+        } else {
+            sealed = logfs_writer_epoch(bf->writer) + 1;
+            rc = logfs_writer_close(bf->writer, &le);
+            bf->writer = NULL;
+            if (rc != LOGFS_OK) {
+                if (err == MPI_SUCCESS)
+                    err = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
+                sealed = 0;
+            }
         }
     }
     logfs_fault("close-logs-closed");   /* (kill only) sealed, not yet replayed */
@@ -373,13 +438,22 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
                                       how == FINISH_REPLAY_IF_LAST, &p);
         /* every process has the same answer (one collective), but for
          * process 0's own when it left the session pending */
-        if (p.deferred)
-            replay = 0;         /* process 0 left the session pending already */
-        else if (err != MPI_SUCCESS) {
-            replay = 0;
-            if (rank == 0)
-                ADIOI_BBFS_Manifest_leave_pending(bf);
+        if (p.deferred || err != MPI_SUCCESS) {
+            replay = 0;         /* (deferred: process 0 left the session pending already) */
+            err = write_out(bf, err);
+        } else if (!p.own_only && p.in_memory) {
+            /* The replay of all logs together reads each writer's datalog
+             * where it is, in place (one node, one directory): the logs
+             * still in memory (each could have been replayed alone, but
+             * not all: they overlap) go to their files first, and everyone
+             * waits for all of them.  (An exchange of the in-memory bytes
+             * over MPI made 5 collectives more for coll8.) */
+            err = write_out(bf, err);
+            mem.writer = NULL;
+            err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         }
+        if (!p.deferred && err != MPI_SUCCESS && rank == 0)
+            ADIOI_BBFS_Manifest_leave_pending(bf);
         *error_code = err;
     } else {
         ADIOI_BBFS_Manifest_epochs(fd, sealed);
@@ -404,17 +478,23 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
          * a replay in the middle of a session leaves it open. */
         int closing = how == FINISH_REPLAY_IF_LAST;
         if (err == MPI_SUCCESS)         /* (closing: agreed with the lower close) */
-            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, closing, NULL);
+            err = ADIOI_BBFS_Pending_replay(fd, lo, &p, 1, closing, mem.writer ? &mem : NULL);
         if (closing) {
             err = ADIOI_BBFS_Replayed_close(fd, lo, myname, err);
             bf->lower_closed = 1;
-            if (err == MPI_SUCCESS)
-                err = ADIOI_BBFS_Pending_remove(fd, &p, 1);
         }
+        /* (a failed replay keeps the logs, as files: the next open's) */
+        if (err != MPI_SUCCESS)
+            err = write_out(bf, err);
+        if (closing && err == MPI_SUCCESS)
+            err = ADIOI_BBFS_Pending_remove(fd, &p, 1);
         if (err == MPI_SUCCESS)
             ADIOI_BBFS_Server_replayed(bf);     /* the map's bytes are in the file now */
         *error_code = err;
     }
+    if (bf->writer)             /* (replayed from memory: nothing to keep) */
+        logfs_writer_abandon(bf->writer);
+    bf->writer = NULL;
     /* A failed replay leaves the logs pending for the next open. */
     ADIOI_BBFS_Pending_free(&p);
     ADIOI_BBFS_Manifest_release(bf);

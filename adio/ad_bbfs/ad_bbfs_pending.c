@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void pending_free(ADIOI_BBFS_Pending * p, int release_claims)
 {
@@ -83,7 +84,8 @@ static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
     struct logfs_session_info *s;
     struct logfs_error le;
     size_t ns;
-    int rc = logfs_sessions_list(bf->canonical, &s, &ns, &le), live = 0;
+    /* (this session's own manifest, if any, left out by name) */
+    int rc = logfs_sessions_list_except(bf->canonical, bf->session.path, &s, &ns, &le), live = 0;
 
     if (rc != LOGFS_OK)
         return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
@@ -272,6 +274,11 @@ static int parse_all(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
  * collective write merges the processes' small pieces. */
 #define OWN_PIECES_MAX 64
 
+int ADIOI_BBFS_Log_may_replay_alone(const struct logfs_summary *own)
+{
+    return logfs_summaries_apart(own, 1, OWN_PIECES_MAX);
+}
+
 /* From every process's summary (size of them, stride words apart):
  * whether no byte of the file is in two processes' logs, so that each
  * process can replay its own alone (ADIOI_BBFS_Replay_own): no metalog
@@ -319,15 +326,17 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
             open_state(bf, p, hdr);
     }
     /* One collective: every process's sealed epochs (for the manifest) and
-     * error, process 0's findings, and what each log holds (whether each
-     * process can replay its own alone: ad_bbfs_own.c). */
-    enum { OWN = 2 + 7, SLOT = OWN + LOGFS_SUMMARY_WORDS };
+     * error, process 0's findings, what each log holds (whether each
+     * process can replay its own alone: logs_apart) and whether it is in
+     * memory (a lazy session's). */
+    enum { OWN = 2 + 7, MEM = OWN + LOGFS_SUMMARY_WORDS, SLOT = MEM + 1 };
     uint64_t mine[SLOT], *all = ADIOI_Malloc(sizeof(uint64_t) * SLOT * size), key = 0;
     mine[0] = sealed;
     mine[1] = ADIOI_BBFS_Error_key(err, rank);
     for (int i = 0; i < 7; i++)
         mine[2 + i] = (uint64_t) hdr[i];
     logfs_summary_pack(&bf->own, mine + OWN);
+    mine[MEM] = (uint64_t) bf->own_in_memory;
     int rc = MPI_Allgather(mine, SLOT, MPI_UINT64_T, all, SLOT, MPI_UINT64_T, fd->comm);
     if (rc != MPI_SUCCESS)
         err = ADIOI_BBFS_Err_peer_lost(myname, rc);
@@ -343,7 +352,9 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         hdr[i] = (long long) all[2 + i];
     /* (no pending session claimed, none other open: this session alone) */
     int own_only = rc == MPI_SUCCESS && hdr[0] == 0 && hdr[4] == 0 && hdr[5] == 0
-        && logs_apart(all + OWN, size, SLOT);
+        && logs_apart(all + OWN, size, SLOT), in_memory = 0;
+    for (int r = 0; r < size && rc == MPI_SUCCESS; r++)
+        in_memory |= all[SLOT * r + MEM] != 0;
     ADIOI_Free(all);
     if (rank == 0 && err == MPI_SUCCESS && p->deferred) {
         /* (this process's own outcome: a deferred close reports its own) */
@@ -361,6 +372,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
     }
     take_state(bf, fd->comm, rank, hdr, p);
     p->own_only = own_only;
+    p->in_memory = in_memory;
     return MPI_SUCCESS;
 }
 
@@ -393,6 +405,15 @@ int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own
     return err;
 }
 
+/* Whether a lazy session's canary is in sight here. */
+static int canary_here(const struct logfs_manifest *m)
+{
+    char *canary = logfs_manifest_canary(m->w[0].metalog);
+    int here = canary && access(canary, F_OK) == 0;
+    free(canary);
+    return here;
+}
+
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
                               int keep, const ADIOI_BBFS_Memlog * mem)
 {
@@ -416,6 +437,7 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     char **paths = ADIOI_Malloc(sizeof(char *) * (nw ? nw : 1));
     char **servers = ADIOI_Malloc(sizeof(char *) * (nw ? nw : 1));
     uint64_t *promised = ADIOI_Calloc(nw ? nw : 1, sizeof(uint64_t));
+    unsigned char *lazy = ADIOI_Calloc(nw ? nw : 1, 1);
     int *counts = ADIOI_Malloc(sizeof(int) * (ns ? ns : 1)), s = 0;
     if (with_own) {
         for (int r = 0; r < bf->nwriters; r++) {
@@ -427,7 +449,12 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     for (int i = 0; i < p->n; i++) {
         if (m[i].replayed)
             continue;
+        /* (a lazy session's writer that promised nothing may have made no
+         * log, while its canary says the log directory is the one it had:
+         * logfs/manifest.h, version 7) */
+        int made_none_ok = m[i].lazy && canary_here(&m[i]);
         for (uint32_t r = 0; r < m[i].nwriters; r++) {
+            lazy[at] = made_none_ok && m[i].w[r].epochs == 0;
             promised[at] = m[i].w[r].epochs;
             servers[at] = m[i].w[r].server;
             paths[at++] = m[i].w[r].metalog;
@@ -441,12 +468,12 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         if (!m[i].replayed && m[i].durable)
             h.durable = 1;
     ADIOI_BBFS_Times *times = bf->hints.timing ? &bf->times : NULL;
-    if (p->own_only && with_own && p->n == 0 && !mem)
-        err = ADIOI_BBFS_Replay_own(lo, bf->canonical, bf->metalogs[rank], bf->servers[rank], &h,
-                                    times);
+    if (p->own_only && with_own && p->n == 0)
+        err = ADIOI_BBFS_Replay_own(lo, bf->canonical, bf->metalogs[rank], bf->servers[rank], mem,
+                                    &h, times);
     else if (ns)
         err = ADIOI_BBFS_Replay(fd->comm, lo, bf->canonical, paths, servers, counts, ns, promised,
-                                mem, &h, times);
+                                lazy, mem, &h, times);
     if (!keep) {
         err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
         if (err == MPI_SUCCESS)
@@ -455,6 +482,7 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
     ADIOI_Free(paths);
     ADIOI_Free(servers);
     ADIOI_Free(promised);
+    ADIOI_Free(lazy);
     ADIOI_Free(counts);
     return err;
 }

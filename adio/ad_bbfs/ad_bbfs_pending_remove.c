@@ -78,6 +78,8 @@ static void remove_own_here(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, int ra
     logfs_fault("marked");      /* (kill only) */
     for (int r = 0; r < bf->nwriters; r++)
         failed += ADIOI_BBFS_Log_remove(bf->metalogs[r]);
+    if (bf->lazy)               /* (after the logs: logfs/manifest.h) */
+        ADIOI_BBFS_Canary_remove(bf->metalogs[0]);
     logfs_fault("logs-removed");        /* (kill only) */
     remove_marked(bf, p, 1, marked, failed);
 }

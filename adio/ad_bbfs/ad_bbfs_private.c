@@ -101,7 +101,7 @@ void ADIOI_BBFS_Private_leave(ADIOI_BBFS_File * bf)
 
 void ADIOI_BBFS_Private_writer_opts(ADIOI_BBFS_File * bf, struct logfs_writer_opts *o)
 {
-    o->lazy_files = bf->unpublished;
+    o->lazy_files = bf->unpublished || bf->lazy;
     o->on_create = publish_manifest;
     o->on_create_arg = bf;
 }

@@ -228,12 +228,15 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po_
             for (int r = 0; r < bf->nwriters; r++, at++) {
                 srcs[at].metalog = bf->metalogs[r];
                 srcs[at].kept = &kept[r];
+                srcs[at].absent_ok = bf->lazy;  /* (a writer with no files yet released nothing) */
             }
             counts[ns++] = (size_t) bf->nwriters;
         }
         for (int i = 0; i < n; i++) {
-            for (uint32_t w = 0; w < ms[i].nwriters; w++)
-                srcs[at++].metalog = ms[i].w[w].metalog;
+            for (uint32_t w = 0; w < ms[i].nwriters; w++, at++) {
+                srcs[at].metalog = ms[i].w[w].metalog;
+                srcs[at].absent_ok = ms[i].lazy;
+            }
             counts[ns++] = ms[i].nwriters;
         }
         rc = logfs_plan_build_sessions_src(srcs, counts, (size_t) ns, po, plan, le);

@@ -322,8 +322,9 @@ static int write_pieces_own(struct replay *rp, const struct logfs_replay_piece *
  * file (whose communicator is larger) only with independent calls. */
 static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
                        char *const *metalogs, char *const *servers, const int *counts,
-                       int nsessions, const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
-                       const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times, int alone)
+                       int nsessions, const uint64_t * promised, const unsigned char *lazy,
+                       const ADIOI_BBFS_Memlog * mem, const ADIOI_BBFS_Hints * h,
+                       ADIOI_BBFS_Times * times, int alone)
 {
     int nwriters = 0;
     size_t *ncounts = ADIOI_Malloc(sizeof(size_t) * nsessions);
@@ -353,7 +354,8 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
     struct logfs_metalog_src *srcs = NULL;
     char *meta_bytes = NULL;
     err = ADIOI_BBFS_Exchange_begin(comm, canonical, metalogs, servers, nwriters, h->salvage,
-                                    h->server_timeout, !ADIOI_BBFS_Force_remote(h), &rp.logs,
+                                    h->server_timeout, !ADIOI_BBFS_Force_remote(h), lazy,
+                                    &rp.logs,
                                     &rp.x, &srcs, &meta_bytes);
     if (err != MPI_SUCCESS) {
         ADIOI_Free(ncounts);
@@ -588,20 +590,26 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
 
 int ADIOI_BBFS_Replay(MPI_Comm comm, ADIO_File lower, const char *canonical,
                       char *const *metalogs, char *const *servers, const int *counts,
-                      int nsessions,
-                      const uint64_t * promised, const ADIOI_BBFS_Memlog * mem,
-                      const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times)
+                      int nsessions, const uint64_t * promised, const unsigned char *lazy,
+                      const ADIOI_BBFS_Memlog * mem, const ADIOI_BBFS_Hints * h,
+                      ADIOI_BBFS_Times * times)
 {
     return replay_logs(comm, lower, canonical, metalogs, servers, counts, nsessions, promised,
-                       mem, h, times, 0);
+                       lazy, mem, h, times, 0);
 }
 
 int ADIOI_BBFS_Replay_own(ADIO_File lower, const char *canonical, char *metalog, char *server,
-                          const ADIOI_BBFS_Hints * h, ADIOI_BBFS_Times * times)
+                          const ADIOI_BBFS_Memlog * mem, const ADIOI_BBFS_Hints * h,
+                          ADIOI_BBFS_Times * times)
 {
     int one = 1;
+    ADIOI_BBFS_Memlog alone;    /* (writer 0 of the plan of this log alone) */
+    if (mem) {
+        alone = *mem;
+        alone.index = 0;
+    }
     if (times)
         times->own_replays++;
     return replay_logs(MPI_COMM_SELF, lower, canonical, &metalog, &server, &one, 1, NULL, NULL,
-                       h, times, 1);
+                       mem ? &alone : NULL, h, times, 1);
 }

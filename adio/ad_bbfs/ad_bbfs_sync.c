@@ -22,6 +22,7 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "adio_extern.h"
 #include "../../logfs/writer.h"
 
 static ADIOI_BBFS_File *causal;         /* open causal handles, by next_causal */
@@ -36,6 +37,14 @@ static void release(void)
     ADIOI_BBFS_sync_hooks.release_pending = 0;
     for (ADIOI_BBFS_File * bf = causal; bf; bf = bf->next_causal) {
         if (!bf->unreleased || !bf->writer)
+            continue;
+        /* The barrier of this handle's own MPI_File_close (ROMIO's, before
+         * the driver's close: romio-release-at-close.patch) orders its
+         * processes only against each other, all closing it; the close
+         * then makes every write canonical, or visible (a deferred one),
+         * before any of them returns.  Released there, a lazy session's
+         * writes would make its files for nothing. */
+        if (ADIOI_Closing != ADIO_FILE_NULL && ADIOI_Closing->fs_ptr == bf)
             continue;
         /* A failure shows at the handle's next sync or close, which flush
          * and attach the same writes again; this MPI call is not its. */

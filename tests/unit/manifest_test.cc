@@ -42,7 +42,7 @@ TEST(Manifest, FormatThenParseGivesTheSameWriters)
 {
     logfs_manifest m = TwoWriters(), back;
     std::string text = Format(m);
-    EXPECT_EQ("bbfs-manifest 6\nfile_id 00c0ffee12345678\nwriters 2\n"
+    EXPECT_EQ("bbfs-manifest 7\nfile_id 00c0ffee12345678\nwriters 2\n"
               "writer 0 node1 0 /bb/out.dat.1.0.metalog\n"
               "writer 1 node2 7 /bb/out dir/out.dat.1.1.metalog\n", text);
     ASSERT_EQ(LOGFS_OK, Parse(text, &back));
@@ -74,6 +74,33 @@ TEST(Manifest, TheDurableMarkComesBeforeReplayedAndSurvivesAParse)
     std::string v5 = "bbfs-manifest 5" + text.substr(text.find('\n'));
     ASSERT_EQ(LOGFS_OK, Parse(v5, &back));
     EXPECT_EQ(0, back.durable);
+    logfs_manifest_free(&m);
+    logfs_manifest_free(&back);
+}
+
+TEST(Manifest, TheLazyMarkComesAfterDurableAndBeforeReplayed)
+{
+    logfs_manifest m = TwoWriters(), back;
+    EXPECT_EQ(LOGFS_OK, Parse(Format(m), &back));
+    EXPECT_EQ(0, back.lazy);
+    logfs_manifest_free(&back);
+    m.durable = 1;
+    m.lazy = 1;
+    m.replayed = 1;
+    std::string text = Format(m);
+    EXPECT_EQ("durable\nlazy\nreplayed\n", text.substr(text.size() - 22));
+    ASSERT_EQ(LOGFS_OK, Parse(text, &back));
+    EXPECT_EQ(1, back.durable);
+    EXPECT_EQ(1, back.lazy);
+    EXPECT_EQ(1, back.replayed);
+    logfs_manifest_free(&back);
+    // A version 6 manifest has no such line: "lazy" and what follows are a
+    // torn tail, and its missing metalogs stay lost ones.
+    std::string v6 = "bbfs-manifest 6" + text.substr(text.find('\n'));
+    ASSERT_EQ(LOGFS_OK, Parse(v6, &back));
+    EXPECT_EQ(1, back.durable);
+    EXPECT_EQ(0, back.lazy);
+    EXPECT_EQ(0, back.replayed);
     logfs_manifest_free(&m);
     logfs_manifest_free(&back);
 }
@@ -223,8 +250,8 @@ TEST(Manifest, ANewerVersionIsAClearError)
 {
     logfs_manifest m;
     std::string msg;
-    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 7\n", &m, &msg));
-    EXPECT_NE(std::string::npos, msg.find("version 7"));
+    EXPECT_EQ(LOGFS_EVERSION, Parse("bbfs-manifest 8\n", &m, &msg));
+    EXPECT_NE(std::string::npos, msg.find("version 8"));
 }
 
 TEST(Manifest, AWriterCountThatDoesNotMatchTheLinesIsCorrupt)
