@@ -3,9 +3,9 @@
 # in the file, and never leaves logs unnamed.
 #
 # 1. Logs that cannot be removed after a replay stay named.
-# t_crashpoints runs with 4 processes on bbfs: and its close replays; on
-# one node process 0 removes every writer's logs (ad_bbfs_pending_remove.c),
-# and the removal of the first fails (fault point log-remove, EIO, once).  The data is in the file, so every call succeeds; but the logs
+# t_crashpoints runs with 4 processes on bbfs: and its close replays; in
+# process 1 the removal of its log fails (fault point log-remove, EIO,
+# once).  The data is in the file, so every call succeeds; but the logs
 # left behind must stay named by their manifest (marked replayed), or they
 # would fill the log directory with files nobody knows of.  Then a
 # recovery (a read-only reopen, or bbfs-replay) must remove them and the
@@ -36,15 +36,15 @@ cp_setup cleanup-faults
 for recovery in reopen bbfs-replay; do
     dir="$work/$recovery"; f="$dir/data.dat"
     rm -rf "$dir" "$BBFS_LOGDIR"; mkdir -p "$dir" "$BBFS_LOGDIR"
-    echo "+ BBFS_FAULT=log-remove:EIO:once BBFS_FAULT_RANK=0 mpiexec -n $np t_crashpoints bbfs:$f"
-    BBFS_FAULT=log-remove:EIO:once BBFS_FAULT_RANK=0 ROMIO_HINTS="$work/close.hints" timeout 120 \
+    echo "+ BBFS_FAULT=log-remove:EIO:once BBFS_FAULT_RANK=1 mpiexec -n $np t_crashpoints bbfs:$f"
+    BBFS_FAULT=log-remove:EIO:once BBFS_FAULT_RANK=1 ROMIO_HINTS="$work/close.hints" timeout 120 \
         "$MPIEXEC" -n $np "$prog" "bbfs:$f" </dev/null >"$dir/run.out" 2>&1
     if [ $? -ne 0 ] || ! grep -q "No Errors" "$dir/run.out"; then
         sed 's/^/  | /' "$dir/run.out"; fail "$recovery: the run failed"; continue
     fi
     grep -q "logs are left" "$dir/run.out" || { sed 's/^/  | /' "$dir/run.out"; fail "$recovery: nothing said that logs are left"; continue; }
     left=$(find "$BBFS_LOGDIR" -type f | wc -l)
-    [ "$left" -eq 3 ] || { fail "$recovery: $left log files left, expected one writer's 3"; continue; }
+    [ "$left" -eq 3 ] || { fail "$recovery: $left log files left, expected process 1's 3"; continue; }
     ls -d "$dir"/.*.bbfs >/dev/null 2>&1 || { fail "$recovery: the manifest naming the logs left was removed"; continue; }
     cp_judge "$recovery: before recovery" "$dir" --exact || continue
     if [ "$recovery" = reopen ]; then

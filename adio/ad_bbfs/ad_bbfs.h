@@ -274,6 +274,7 @@ typedef struct ADIOI_BBFS_Pending {
     int deferred;               /* a close: this handle's session was left pending */
     int own_only;               /* a close: every process replays its own log alone */
     int in_memory;              /* a close: some process's log ended in memory */
+    int nfiles;                 /* a close: the processes whose logs have files */
 } ADIOI_BBFS_Pending;
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
 /* Collective, at a close that would replay: every process's sealed

@@ -451,6 +451,7 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
             err = write_out(bf, err);
             mem.writer = NULL;
             err = ADIOI_BBFS_Agree_error(fd->comm, myname, err);
+            p.nfiles = bf->nwriters;
         }
         if (!p.deferred && err != MPI_SUCCESS && rank == 0)
             ADIOI_BBFS_Manifest_leave_pending(bf);

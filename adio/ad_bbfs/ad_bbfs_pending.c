@@ -352,9 +352,11 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         hdr[i] = (long long) all[2 + i];
     /* (no pending session claimed, none other open: this session alone) */
     int own_only = rc == MPI_SUCCESS && hdr[0] == 0 && hdr[4] == 0 && hdr[5] == 0
-        && logs_apart(all + OWN, size, SLOT), in_memory = 0;
-    for (int r = 0; r < size && rc == MPI_SUCCESS; r++)
+        && logs_apart(all + OWN, size, SLOT), in_memory = 0, nfiles = 0;
+    for (int r = 0; r < size && rc == MPI_SUCCESS; r++) {
         in_memory |= all[SLOT * r + MEM] != 0;
+        nfiles += all[SLOT * r + MEM] == 0;
+    }
     ADIOI_Free(all);
     if (rank == 0 && err == MPI_SUCCESS && p->deferred) {
         /* (this process's own outcome: a deferred close reports its own) */
@@ -373,6 +375,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
     take_state(bf, fd->comm, rank, hdr, p);
     p->own_only = own_only;
     p->in_memory = in_memory;
+    p->nfiles = nfiles;
     return MPI_SUCCESS;
 }
 
