@@ -62,6 +62,17 @@ static void region_a(unsigned char *buf, long long base)
         tl_fill(buf + (size_t) p * A_BLK + 1024, 1024, base + (long long) p * A_BLK + 1024, 2);
 }
 
+/* What a region of one SLOT per process holds after each wrote n pieces
+ * of len bytes, gap apart, in its own (round tag's bytes; zeros between). */
+static void slot_pieces(unsigned char *want, long long base, int n, int gap, int len, int tag)
+{
+    memset(want, 0, (size_t) tl_nprocs * SLOT);
+    for (int p = 0; p < tl_nprocs; p++)
+        for (int k = 0; k < n; k++)
+            tl_fill(want + (size_t) p * SLOT + k * gap, len, base + (long long) p * SLOT + k * gap,
+                    tag);
+}
+
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
@@ -92,11 +103,7 @@ int main(int argc, char **argv)
         write_at(fh, off, buf, 100);
     }
     TL_MPI(MPI_File_close(&fh));
-    memset(want, 0, (size_t) P * SLOT);
-    for (int p = 0; p < P; p++)
-        for (int k = 0; k < 8; k++)
-            tl_fill(want + (size_t) p * SLOT + k * 1000, 100, b + (long long) p * SLOT + k * 1000,
-                    3);
+    slot_pieces(want, b, 8, 1000, 100, 3);
     expect_bytes(name, b, want, P * SLOT, "B (pieces apart in own slots)");
 
     /* C: the next process's bytes after a barrier */
@@ -137,10 +144,7 @@ int main(int argc, char **argv)
         write_at(fh, off, buf, 8);
     }
     TL_MPI(MPI_File_close(&fh));
-    memset(want, 0, (size_t) P * SLOT);
-    for (int p = 0; p < P; p++)
-        for (int k = 0; k < 100; k++)
-            tl_fill(want + (size_t) p * SLOT + k * 80, 8, e + (long long) p * SLOT + k * 80, 7);
+    slot_pieces(want, e, 100, 80, 8, 7);
     expect_bytes(name, e, want, P * SLOT, "E (100 pieces in own slots)");
 
     free(buf);

@@ -110,7 +110,6 @@ typedef struct ADIOI_BBFS_File {
      * replays each process's own log alone where no two touch one byte
      * (logfs/summary.h, ADIOI_BBFS_Pending_take). */
     struct logfs_summary own;
-    int own_in_memory;          /* (at a close) the log ended in memory, no files */
     int own_unflushed;          /* collective model: own writes since the view was built */
     uint64_t boundaries;        /* entries and exits of collective data-access calls */
     int stamp_due;              /* the next write starts with a STAMP (ad_bbfs_order.c) */
@@ -273,8 +272,8 @@ typedef struct ADIOI_BBFS_Pending {
     int live_others;            /* of those, sessions of handles still open */
     int deferred;               /* a close: this handle's session was left pending */
     int own_only;               /* a close: every process replays its own log alone */
-    int in_memory;              /* a close: some process's log ended in memory */
-    int nfiles;                 /* a close: the processes whose logs have files */
+    int nfiles;                 /* a close: the processes whose logs have files (the
+                                 * others' ended in memory: a lazy session's) */
 } ADIOI_BBFS_Pending;
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
 /* Collective, at a close that would replay: every process's sealed

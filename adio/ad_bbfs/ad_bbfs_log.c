@@ -192,20 +192,23 @@ static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **a
 /* Process 0 of a lazy session: the canary beside writer 0's metalog, which
  * tells a later replay that a missing log was never made, not lost
  * (logfs/manifest.h, version 7). */
-static int make_canary(ADIOI_BBFS_File * bf, struct logfs_error *le)
+static int make_canary(ADIOI_BBFS_File * bf)
 {
-    char *canary = logfs_manifest_canary(bf->metalogs[0]);
+    static char myname[] = "ADIOI_BBFS_MAKE_CANARY";
+    char *canary = logfs_manifest_canary(bf->metalogs[0]), msg[PATH_MAX + 256];
     int fd = canary ? open(canary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
-    int rc = fd >= 0 ? LOGFS_OK : canary ? logfs_status_from_errno(errno) : LOGFS_ENOMEM;
 
-    if (fd < 0)
-        snprintf(le->msg, sizeof(le->msg), "cannot create logs in bbfs_logdir %s (a lazy "
-                 "session's canary %s: %s)", bf->hints.logdir, canary ? canary : "",
-                 canary ? strerror(errno) : "no memory");
-    if (fd >= 0)
+    if (fd >= 0) {
         close(fd);
+        free(canary);
+        return MPI_SUCCESS;
+    }
+    int rc = canary ? logfs_status_from_errno(errno) : LOGFS_ENOMEM;
+    snprintf(msg, sizeof(msg), "cannot create logs in bbfs_logdir %s (a lazy session's canary "
+             "%s: %s)", bf->hints.logdir, canary ? canary : "", canary ? strerror(errno)
+             : "no memory");
     free(canary);
-    return rc;
+    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
 }
 
 /* Create this process's logs and the manifest naming everyone's. */
@@ -311,16 +314,16 @@ static void log_start(ADIO_File fd, int *error_code)
             }
             rc = logfs_manifest_set_map(m, adopted ? other_map : ADIOI_BBFS_Server_map(bf));
         }
+        if (rc != LOGFS_OK)
+            err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
+                                       "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with "
+                                       "no . or .. parts, and host names may not hold blanks");
         /* (a lazy session's canary before the manifest that names it) */
-        if (rc == LOGFS_OK && bf->lazy)
-            rc = make_canary(bf, &le);
+        else if (bf->lazy && (err = make_canary(bf)) != MPI_SUCCESS)
+            ;
         /* (a private session's when its logs get files: ad_bbfs_private.c) */
-        err = rc == LOGFS_OK ? (bf->unpublished ? MPI_SUCCESS : ADIOI_BBFS_Manifest_publish(bf))
-            : rc == LOGFS_EIO || rc == LOGFS_EACCES || rc == LOGFS_ENOSPC || rc == LOGFS_ENOENT
-            ? ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg)
-            : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
-                                   "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with no "
-                                   ". or .. parts, and host names may not hold blanks");
+        else
+            err = bf->unpublished ? MPI_SUCCESS : ADIOI_BBFS_Manifest_publish(bf);
         logfs_sessions_unlock(lk);
     }
     ADIOI_BBFS_FREE(all);
@@ -407,7 +410,6 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
     /* A lazy session's writer that never needed its files ends in memory,
      * and the replay reads it from there (write_out if it cannot). */
     ADIOI_BBFS_Memlog mem = { NULL, rank, NULL, 0 };
-    bf->own_in_memory = 0;
     if (bf->writer) {
         bf->own = *logfs_writer_summary(bf->writer);
         /* (a log that rules out replaying each alone goes to its files
@@ -417,7 +419,6 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
             && ADIOI_BBFS_Log_may_replay_alone(&bf->own)
             && logfs_writer_end_in_memory(bf->writer, &mem.metalog, &mem.len, &le) == LOGFS_OK) {
             mem.writer = bf->writer;
-            bf->own_in_memory = 1;
             sealed = logfs_writer_epoch(bf->writer);    /* (the CLOSE's too) */
         } else {
             sealed = logfs_writer_epoch(bf->writer) + 1;
@@ -441,7 +442,7 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         if (p.deferred || err != MPI_SUCCESS) {
             replay = 0;         /* (deferred: process 0 left the session pending already) */
             err = write_out(bf, err);
-        } else if (!p.own_only && p.in_memory) {
+        } else if (!p.own_only && p.nfiles < bf->nwriters) {
             /* The replay of all logs together reads each writer's datalog
              * where it is, in place (one node, one directory): the logs
              * still in memory (each could have been replayed alone, but

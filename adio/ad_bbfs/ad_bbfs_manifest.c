@@ -194,8 +194,6 @@ int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int which, ADIOI_BBFS_session
     int rc = logfs_sessions_list_except(bf->canonical, known ? own : NULL, &s, &ns, le);
 
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
-        if (bf->session.path && !strcmp(bf->session.path, s[i].path))
-            continue;
         if ((which == ADIOI_BBFS_SESSIONS_PENDING && s[i].live)
             || (which == ADIOI_BBFS_SESSIONS_LIVE && !s[i].live))
             continue;

@@ -59,12 +59,6 @@ static void keep(ADIOI_BBFS_Pending * p, int i, const char *text, size_t len)
 }
 static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p);
 
-/* Is this listed manifest this handle's own session? */
-static int own_session(const ADIOI_BBFS_File * bf, const char *path)
-{
-    return bf->session.path && strcmp(bf->session.path, path) == 0;
-}
-
 /* Process 0: claim and read the pending sessions of the file: all of them
  * if @p always, else only if no other handle's session is live; under
  * the sessions' lock (logfs_sessions_lock), as a close's choice is made
@@ -95,10 +89,8 @@ static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
         p->lens = ADIOI_Calloc(ns, sizeof(*p->lens));
     }
     for (size_t i = 0; i < ns; i++)
-        live += s[i].live && !own_session(bf, s[i].path);
+        live += s[i].live;
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
-        if (own_session(bf, s[i].path))
-            continue;
         if (s[i].live || (live && !always)) {
             p->others++;
             p->live_others += s[i].live;
@@ -336,7 +328,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
     for (int i = 0; i < 7; i++)
         mine[2 + i] = (uint64_t) hdr[i];
     logfs_summary_pack(&bf->own, mine + OWN);
-    mine[MEM] = (uint64_t) bf->own_in_memory;
+    mine[MEM] = bf->writer != NULL;     /* (still open at a close: ended in memory) */
     int rc = MPI_Allgather(mine, SLOT, MPI_UINT64_T, all, SLOT, MPI_UINT64_T, fd->comm);
     if (rc != MPI_SUCCESS)
         err = ADIOI_BBFS_Err_peer_lost(myname, rc);
@@ -352,11 +344,9 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         hdr[i] = (long long) all[2 + i];
     /* (no pending session claimed, none other open: this session alone) */
     int own_only = rc == MPI_SUCCESS && hdr[0] == 0 && hdr[4] == 0 && hdr[5] == 0
-        && logs_apart(all + OWN, size, SLOT), in_memory = 0, nfiles = 0;
-    for (int r = 0; r < size && rc == MPI_SUCCESS; r++) {
-        in_memory |= all[SLOT * r + MEM] != 0;
+        && logs_apart(all + OWN, size, SLOT), nfiles = 0;
+    for (int r = 0; r < size && rc == MPI_SUCCESS; r++)
         nfiles += all[SLOT * r + MEM] == 0;
-    }
     ADIOI_Free(all);
     if (rank == 0 && err == MPI_SUCCESS && p->deferred) {
         /* (this process's own outcome: a deferred close reports its own) */
@@ -374,7 +364,6 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
     }
     take_state(bf, fd->comm, rank, hdr, p);
     p->own_only = own_only;
-    p->in_memory = in_memory;
     p->nfiles = nfiles;
     return MPI_SUCCESS;
 }

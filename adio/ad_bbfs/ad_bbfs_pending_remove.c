@@ -49,19 +49,6 @@ static int mark_replayed(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, struct lo
     return all;
 }
 
-/* The end of remove_replayed on process 0 (with any_failed: whether
- * some log was left). */
-static void remove_marked(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, int with_own, int marked,
-                          int any_failed)
-{
-    if (marked && any_failed)
-        fprintf(stderr, "bbfs: %s: the data is in the file, but logs are left (above); their "
-                "manifest stays, marked replayed, so that the next open or bbfs-replay of the "
-                "file removes them\n", bf->canonical);
-    else if (marked)
-        remove_manifests(bf, p, with_own);
-}
-
 /* remove_replayed where the session is this handle's alone and none of its
  * writers made log files (a lazy session replayed from memory): only the
  * manifest goes, then the canary, on process 0, with no collective.  (Logs
@@ -123,8 +110,12 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
     logfs_fault("logs-removed");        /* (kill only) */
     /* (the barrier the manifests' removal needs, with the answer) */
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
-    if (rank == 0)
-        remove_marked(bf, p, with_own, marked, any_failed);
+    if (rank == 0 && marked && any_failed)
+        fprintf(stderr, "bbfs: %s: the data is in the file, but logs are left (above); their "
+                "manifest stays, marked replayed, so that the next open or bbfs-replay of the "
+                "file removes them\n", bf->canonical);
+    else if (rank == 0 && marked)
+        remove_manifests(bf, p, with_own);
 }
 
 /* Process 0: the sessions whose logs are gone now, for the map's server

@@ -295,8 +295,8 @@ static void flush_anyway(ADIO_File lower)
 
 /* A round of pieces (file order, disjoint, their data packed in rp->buf)
  * written by this process alone, one contiguous write per run of pieces
- * that touch (the own-log replay: ADIOI_BBFS_Own_only keeps their number
- * small). */
+ * that touch (the own-log replay: ad_bbfs_pending.c's OWN_PIECES_MAX
+ * keeps their number small). */
 static int write_pieces_own(struct replay *rp, const struct logfs_replay_piece *pc, size_t n)
 {
     ADIO_Status st;
