@@ -57,6 +57,8 @@ struct logfs_writer_opts {
     int durable;            /* nonzero: fdatasync the logs and the seal at sync points and close */
     int pmem;               /* enum logfs_pmem_mode */
     int create_dir;         /* nonzero: create dir (one level, mode 0700) if missing */
+    int dir_checked;        /* nonzero: the caller has just found dir a writable
+                               directory; no second look (ignored with create_dir) */
     int exclusive;          /* nonzero: fail with LOGFS_EEXIST if the logs exist */
     int track_index;        /* nonzero: keep the read-your-writes index (default 1) */
     uint64_t max_datalog_bytes; /* 0 = unlimited; beyond it: LOGFS_ENOSPC */

@@ -27,6 +27,8 @@
 static int check_dir(const struct logfs_writer_opts *o, struct logfs_error *err)
 {
     struct stat st;
+    if (o->dir_checked && !o->create_dir)
+        return LOGFS_OK;
     if (o->create_dir && mkdir(o->dir, 0700) < 0 && errno != EEXIST)
         return logfs_fail_errno(err, errno, "cannot create log directory", o->dir);
     if (stat(o->dir, &st) < 0)

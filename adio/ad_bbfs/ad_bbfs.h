@@ -74,10 +74,12 @@ typedef struct ADIOI_BBFS_File {
     MPI_Info open_info;         /* user's hints, handed to the lower driver at open */
     ADIOI_BBFS_Hints hints;
 #define ADIOI_BBFS_SERVER_FACTS 9
+#define ADIOI_BBFS_FACT_LOGDIR_USABLE 4        /* (this process's log directory: writable) */
     uint64_t server_facts[ADIOI_BBFS_SERVER_FACTS];    /* reduced at open (Open_prepare) */
 #define ADIOI_BBFS_HINT_CHECK (3 + ADIOI_BBFS_SERVER_FACTS)
     uint64_t hint_check[ADIOI_BBFS_HINT_CHECK];        /* SetInfo's, for that reduction (MIN):
                                                          * parsed, digest, ~digest, server facts */
+#define ADIOI_BBFS_NO_HINTS_DIGEST 2166136261u  /* the digest of no bbfs_* key */
     int hint_error;             /* ADIO_Open drops SetInfo's error code; OpenColl
                                  * reports this one instead (this process's alone
                                  * until Open_prepare agrees it) */
@@ -646,6 +648,8 @@ uint64_t ADIOI_BBFS_Clock(void);
 void ADIOI_BBFS_Clock_observe(uint64_t told);
 /* This process, in STAMP records (never 0). */
 uint64_t ADIOI_BBFS_Process_id(void);
+/* This node's host name (gethostname, asked once per process). */
+const char *ADIOI_BBFS_Host_name(void);
 /* bbfs_force_remote or BBFS_FORCE_REMOTE=1: take the paths that other
  * nodes need even where this node could do without (tests, one node). */
 int ADIOI_BBFS_Force_remote(const ADIOI_BBFS_Hints * h);

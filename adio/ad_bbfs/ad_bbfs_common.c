@@ -9,6 +9,7 @@
 #include "../../logfs/coding.h"
 #include "../../logfs/errors.h"
 #include "../../logfs/fault.h"
+#include "../../logfs/manifest.h"
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,17 +357,27 @@ void ADIOI_BBFS_Clock_observe(uint64_t told)
         clock_floor = told;
 }
 
+/* Asked once: the name is the node's for the life of the process (an
+ * emulated node's namespace is entered before the process starts), and
+ * every open, close and server lookup wants it. */
+const char *ADIOI_BBFS_Host_name(void)
+{
+    static char host[LOGFS_MANIFEST_HOST_MAX];
+
+    if (!host[0] && gethostname(host, sizeof(host) - 1) != 0)
+        host[0] = '\0';
+    return host;
+}
+
 uint64_t ADIOI_BBFS_Process_id(void)
 {
     static uint64_t id;
-    char host[256] = "";
 
     if (id)
         return id;
     /* host, pid and the time of the first call: unique across the nodes of
      * a job and across jobs, never 0 */
-    gethostname(host, sizeof(host) - 1);
-    id = logfs_fnv_str(LOGFS_FNV_START, host);
+    id = logfs_fnv_str(LOGFS_FNV_START, ADIOI_BBFS_Host_name());
     id = logfs_fnv_value(id, (uint64_t) getpid());
     id = logfs_fnv_value(id, ADIOI_BBFS_Clock());
     if (id == 0)

@@ -55,7 +55,7 @@ static int parse_user_hints(MPI_Info info, ADIOI_BBFS_Hints * h, int at_open, un
     char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
     int nkeys, flag, err = MPI_SUCCESS;
 
-    *digest = 2166136261u;
+    *digest = ADIOI_BBFS_NO_HINTS_DIGEST;
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
     MPI_Info_get_nkeys(info, &nkeys);
@@ -157,7 +157,8 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         parsed.consistency = ADIOI_BBFS_CONSISTENCY_POSIX;
     }
     bf->hints = parsed;
-    install_in_force(fd, &bf->hints);
+    if (!at_open)               /* (at open: once, over the lower's; ADIOI_BBFS_OpenColl) */
+        install_in_force(fd, &bf->hints);
     if (!at_open && bf->lower)
         ADIO_SetInfo(bf->lower, users_info, error_code);
 

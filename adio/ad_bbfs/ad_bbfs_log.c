@@ -65,11 +65,11 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     static char myname[] = "ADIOI_BBFS_GATHER_IDS";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int n = bf->nwriters, err_class = 0;
-    char host[LOGFS_MANIFEST_HOST_MAX] = "", cls[16];
+    const char *host = ADIOI_BBFS_Host_name();
+    char cls[16];
 
     if (err != MPI_SUCCESS)
         MPI_Error_class(err, &err_class);
-    gethostname(host, sizeof(host) - 1);
     snprintf(cls, sizeof(cls), "%d", err_class);
     const char *path = err == MPI_SUCCESS ? logfs_writer_metalog_path(bf->writer) : "";
     const char *server = ADIOI_BBFS_Server_node(bf);
@@ -154,11 +154,11 @@ static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **a
 {
     static char myname[] = "ADIOI_BBFS_SAME_IDS";
     int n = bf->nwriters;
-    char host[LOGFS_MANIFEST_HOST_MAX] = "", name[PATH_MAX];
+    const char *host = ADIOI_BBFS_Host_name();
+    char name[PATH_MAX];
     char **paths = ADIOI_Malloc(sizeof(char *) * n);
     size_t total = 0, at = 0;
 
-    gethostname(host, sizeof(host) - 1);
     for (int r = 0; r < n; r++) {
         log_name(bf, base, r, name, sizeof(name));
         paths[r] = logfs_writer_metalog_path_of(bf->hints.logdir, name);
@@ -253,6 +253,8 @@ static void log_start(ADIO_File fd, int *error_code)
     o.exclusive = 1;
     o.process = ADIOI_BBFS_Process_id();
     o.carry_calls = 1;          /* separate calls continuing a stride: one group */
+    /* (this open's server facts looked at the directory: stat, access) */
+    o.dir_checked = !restart && bf->hint_check[3 + ADIOI_BBFS_FACT_LOGDIR_USABLE];
     ADIOI_BBFS_Private_writer_opts(bf, &o);
     rc = err == MPI_SUCCESS ? logfs_writer_open(&o, &bf->writer, &le) : LOGFS_OK;
     if (rc == LOGFS_OK)

@@ -323,8 +323,7 @@ int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf)
         if (rc == LOGFS_OK) {
             /* logs neither here nor on this host: on another node */
             unsigned char *far = ADIOI_Calloc(m.nwriters, 1);
-            char host[LOGFS_MANIFEST_HOST_MAX] = "";
-            gethostname(host, sizeof(host) - 1);
+            const char *host = ADIOI_BBFS_Host_name();
             ADIOI_BBFS_Manifest_reach(&m, far);
             for (uint32_t r = 0; r < m.nwriters; r++)
                 far[r] = !far[r] && strcmp(m.w[r].host, host) != 0;

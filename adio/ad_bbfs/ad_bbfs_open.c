@@ -19,27 +19,36 @@ void ADIOI_BBFS_Open(ADIO_File fd, int *error_code)
                                        "**io %s", "bbfs: unexpected independent open");
 }
 
-/* Show the lower driver's own hints (striping, cb_*, ...) next to bbfs's. */
-static void merge_lower_info(ADIO_File fd, ADIO_File lo)
+/* What MPI_File_get_info shows: the lower driver's hints (striping, cb_*,
+ * its aggregators), which are the ones in force for the data, beside
+ * bbfs's (installed next).  One copy of the lower's info: merging it key
+ * by key into the handle's own was quadratic (an MPI_Info is a list, each
+ * set a walk of it) and a fifth of an MPI_COMM_SELF open's instructions. */
+static void show_lower_info(ADIO_File fd, ADIO_File lo)
 {
-    char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-    int nkeys, flag;
+    char own[MPI_MAX_INFO_VAL + 1], lower[MPI_MAX_INFO_VAL + 1], key[MPI_MAX_INFO_KEY + 1];
+    int has_own, has_lower, nkeys;
+    MPI_Info shown;
 
-    MPI_Info_get_nkeys(lo->info, &nkeys);
-    for (int k = 0; k < nkeys; k++) {
-        MPI_Info_get_nthkey(lo->info, k, key);
-        /* (bbfs's own keys are in force as bbfs parsed them; ROMIO 3.4.1
-         * keeps the user's keys in the lower's info, as given) */
-        if (!strncmp(key, "bbfs_", 5))
-            continue;
-        ADIOI_Info_get(lo->info, key, MPI_MAX_INFO_VAL, value, &flag);
-        if (!flag)
-            continue;
-        if (!strcmp(key, "romio_filesystem_type"))
-            ADIOI_Info_set(fd->info, "bbfs_lower_filesystem_type", value);
-        else
-            ADIOI_Info_set(fd->info, key, value);
+    ADIOI_Info_get(fd->info, "romio_filesystem_type", MPI_MAX_INFO_VAL, own, &has_own);
+    ADIOI_Info_get(lo->info, "romio_filesystem_type", MPI_MAX_INFO_VAL, lower, &has_lower);
+    MPI_Info_dup(lo->info, &shown);
+    if (ADIOI_BBFS_Private(fd)->hint_check[1] != ADIOI_BBFS_NO_HINTS_DIGEST) {
+        /* ROMIO 3.4.1 keeps the user's keys in the lower's info as given;
+         * bbfs's are shown as parsed. */
+        MPI_Info_get_nkeys(shown, &nkeys);
+        for (int k = nkeys - 1; k >= 0; k--) {
+            MPI_Info_get_nthkey(shown, k, key);
+            if (!strncmp(key, "bbfs_", 5))
+                MPI_Info_delete(shown, key);
+        }
     }
+    if (has_own)
+        ADIOI_Info_set(shown, "romio_filesystem_type", own);
+    if (has_lower)
+        ADIOI_Info_set(shown, "bbfs_lower_filesystem_type", lower);
+    MPI_Info_free(&fd->info);
+    fd->info = shown;
 }
 
 static void free_private(ADIO_File fd)
@@ -100,8 +109,8 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     fd->fp_ind = lo->fp_ind;    /* MPI_MODE_APPEND: the lower open found EOF */
     fd->fp_sys_posn = lo->fp_sys_posn;
 
+    show_lower_info(fd, lo);
     ADIOI_BBFS_Hints_resolve_at_open(fd, access_mode);
-    merge_lower_info(fd, lo);
 
     /* (before the logs start: a server that cannot be reached fails the
      * open, not a sync later) */

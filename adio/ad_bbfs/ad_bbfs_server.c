@@ -151,9 +151,7 @@ void ADIOI_BBFS_Server_facts(const ADIOI_BBFS_Hints * hints, uint64_t * facts)
 {
     int force = ADIOI_BBFS_Force_remote(hints);
     const char *named = server_named(hints);
-    char host[256] = "";
-    gethostname(host, sizeof(host) - 1);
-    uint64_t h = logfs_fnv_str(LOGFS_FNV_START, host);
+    uint64_t h = logfs_fnv_str(LOGFS_FNV_START, ADIOI_BBFS_Host_name());
     uint64_t d = logfs_fnv_str(LOGFS_FNV_START, hints->logdir);
     struct stat st;
     int have_dir = stat(hints->logdir, &st) == 0 && S_ISDIR(st.st_mode)
@@ -177,7 +175,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     /* (reduced by the open's hint check, which every open makes first) */
     const uint64_t *all = bf->server_facts;
     int one_host = all[0] == ~all[1], one_node = one_host && all[8];
-    int one_logdir = all[2] == ~all[3], all_dir = (int) all[4];
+    int one_logdir = all[2] == ~all[3], all_dir = (int) all[ADIOI_BBFS_FACT_LOGDIR_USABLE];
     int force = !all[5];        /* (forced anywhere: forced everywhere) */
     if (!all[6] && !all[7]) {
         *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, "a server is named (bbfs_server, "

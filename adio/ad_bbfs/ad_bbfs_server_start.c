@@ -79,8 +79,7 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
                         char *addr, size_t len, char *err, size_t errlen)
 {
     char bin[PATH_MAX], state[PATH_MAX], logpath[PATH_MAX];
-    char host[256] = "";
-    gethostname(host, sizeof(host) - 1);
+    const char *host = ADIOI_BBFS_Host_name();
     snprintf(state, sizeof(state), "%s/.bbserver.%s.state", logdir, host);
     snprintf(logpath, sizeof(logpath), "%s/.bbserver.%s.log", logdir, host);
     server_binary(bin, sizeof(bin));
@@ -171,11 +170,11 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
 int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr, size_t len,
                        char *err, size_t errlen)
 {
-    char file[PATH_MAX], lock[PATH_MAX], host[256] = "";
+    char file[PATH_MAX], lock[PATH_MAX];
+    const char *host = ADIOI_BBFS_Host_name();
     struct stat st;
     /* (named by host: a log directory several nodes share has one file
      * per node's server) */
-    gethostname(host, sizeof(host) - 1);
     snprintf(file, sizeof(file), "%s/.bbserver.%s.addr", logdir, host);
     snprintf(lock, sizeof(lock), "%s/.bbserver.%s.lock", logdir, host);
     if (stat(logdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
