@@ -71,3 +71,11 @@ noinst_PROGRAMS += %reldir%/interleave
 %canon_reldir%_interleave_SOURCES = %reldir%/interleave.c %reldir%/bench.c %reldir%/bench.h
 %canon_reldir%_interleave_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_interleave_LDADD = $(MPI_LIBS)
+
+# ior-pattern: IOR's access patterns (file per process, 8-byte transfers,
+# collective), write and read phases, on bbfs: against ufs: (IOR itself is
+# not packaged in Debian).
+noinst_PROGRAMS += %reldir%/ior-pattern
+%canon_reldir%_ior_pattern_SOURCES = %reldir%/ior-pattern.c %reldir%/bench.c %reldir%/bench.h
+%canon_reldir%_ior_pattern_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_ior_pattern_LDADD = $(MPI_LIBS)
