@@ -33,5 +33,6 @@ struct ADIOI_Fns_struct ADIO_BBFS_operations = {
     ADIOI_BBFS_IreadStridedColl,        /* IreadStridedColl */
     ADIOI_BBFS_IwriteStridedColl,       /* IwriteStridedColl */
     ADIOI_BBFS_SetLock,         /* SetLock: locks apply to the canonical file */
-    ADIOI_BBFS_CheckView        /* CheckView: vector views are never flattened */
+    ADIOI_BBFS_CheckView,       /* CheckView: vector views are never flattened */
+    ADIOI_BBFS_ShowInfo         /* ShowInfo: MPI_File_get_info's values, built when asked */
 };

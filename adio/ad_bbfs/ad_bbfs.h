@@ -171,10 +171,14 @@ typedef int (*ADIOI_BBFS_extent_fn) (void *arg, ADIO_Offset off, ADIO_Offset len
 void ADIOI_BBFS_Open(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code);
 void ADIOI_BBFS_Close(ADIO_File fd, int *error_code);
+/* MPI_File_get_info's values, put in fd->info when it asks */
+void ADIOI_BBFS_ShowInfo(ADIO_File fd);
 
 /* ad_bbfs_hints.c */
 void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code);
 void ADIOI_BBFS_Hints_resolve_at_open(ADIO_File fd, int access_mode);
+/* The bbfs hints in force, into fd->info (each as MPI_File_get_info shows it). */
+void ADIOI_BBFS_Hints_show(ADIO_File fd);
 /* err, or the error every process returns when the least of every
  * process's hint_check[0..2] (reduced by MIN) says some rejected their
  * hints or they differ. */

@@ -3,7 +3,8 @@
  *
  * Every value is checked; a bad one is an MPI error that names the hint and
  * says what is allowed, never a silent default.  The values in force (given
- * or default) are installed in fd->info so MPI_File_get_info shows them.
+ * or default) go into fd->info when MPI_File_get_info asks for them
+ * (ADIOI_BBFS_ShowInfo).
  * The hints themselves are one table (ad_bbfs_hint_table.c); docs/hints.md
  * documents each, and a unit test holds the two together.
  */
@@ -80,8 +81,9 @@ static int parse_user_hints(MPI_Info info, ADIOI_BBFS_Hints * h, int at_open, un
     return err;
 }
 
-static void install_in_force(ADIO_File fd, const ADIOI_BBFS_Hints * h)
+void ADIOI_BBFS_Hints_show(ADIO_File fd)
 {
+    const ADIOI_BBFS_Hints *h = &ADIOI_BBFS_Private(fd)->hints;
     char v[PATH_MAX];
 
     for (const ADIOI_BBFS_Hint * d = ADIOI_BBFS_hint_table; d->key; d++)
@@ -157,8 +159,6 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         parsed.consistency = ADIOI_BBFS_CONSISTENCY_POSIX;
     }
     bf->hints = parsed;
-    if (!at_open)               /* (at open: once, over the lower's; ADIOI_BBFS_OpenColl) */
-        install_in_force(fd, &bf->hints);
     if (!at_open && bf->lower)
         ADIO_SetInfo(bf->lower, users_info, error_code);
 
@@ -194,5 +194,4 @@ void ADIOI_BBFS_Hints_resolve_at_open(ADIO_File fd, int access_mode)
     if (!bf->hints.replay_given)
         bf->hints.replay = (access_mode & ADIO_UNIQUE_OPEN) ? ADIOI_BBFS_REPLAY_ON_READ_OPEN
             : ADIOI_BBFS_REPLAY_ON_CLOSE;
-    install_in_force(fd, &bf->hints);
 }

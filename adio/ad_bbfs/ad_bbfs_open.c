@@ -19,11 +19,10 @@ void ADIOI_BBFS_Open(ADIO_File fd, int *error_code)
                                        "**io %s", "bbfs: unexpected independent open");
 }
 
-/* What MPI_File_get_info shows: the lower driver's hints (striping, cb_*,
- * its aggregators), which are the ones in force for the data, beside
- * bbfs's (installed next).  One copy of the lower's info: merging it key
- * by key into the handle's own was quadratic (an MPI_Info is a list, each
- * set a walk of it) and a fifth of an MPI_COMM_SELF open's instructions. */
+/* The lower driver's hints (striping, cb_*, its aggregators), which are
+ * the ones in force for the data, as the handle's info: one copy of the
+ * lower's (merging it key by key into the handle's own was quadratic: an
+ * MPI_Info is a list, each set a walk of it). */
 static void show_lower_info(ADIO_File fd, ADIO_File lo)
 {
     char own[MPI_MAX_INFO_VAL + 1], lower[MPI_MAX_INFO_VAL + 1], key[MPI_MAX_INFO_KEY + 1];
@@ -49,6 +48,21 @@ static void show_lower_info(ADIO_File fd, ADIO_File lo)
         ADIOI_Info_set(shown, "bbfs_lower_filesystem_type", lower);
     MPI_Info_free(&fd->info);
     fd->info = shown;
+}
+
+/* What MPI_File_get_info shows (romio-visible-info-hook.patch) is built
+ * when it is asked for, not at every open: the hints installed at open
+ * were a third of a read-only open's instructions.  The lower driver's
+ * hints, then bbfs's in force, then the map's server. */
+void ADIOI_BBFS_ShowInfo(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+
+    if (!bf || !bf->lower)
+        return;
+    show_lower_info(fd, bf->lower);
+    ADIOI_BBFS_Hints_show(fd);
+    ADIOI_Info_set(fd->info, "bbfs_map_server", ADIOI_BBFS_Server_map(bf));
 }
 
 static void free_private(ADIO_File fd)
@@ -109,7 +123,6 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     fd->fp_ind = lo->fp_ind;    /* MPI_MODE_APPEND: the lower open found EOF */
     fd->fp_sys_posn = lo->fp_sys_posn;
 
-    show_lower_info(fd, lo);
     ADIOI_BBFS_Hints_resolve_at_open(fd, access_mode);
 
     /* (before the logs start: a server that cannot be reached fails the
@@ -125,7 +138,6 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         bf->lower = NULL;
         goto fn_fail;
     }
-    ADIOI_Info_set(fd->info, "bbfs_map_server", ADIOI_BBFS_Server_map(bf));
     ADIOI_BBFS_Sync_join(bf);
     bf->times.open += MPI_Wtime() - t0;
     return;
