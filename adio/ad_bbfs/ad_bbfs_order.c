@@ -28,13 +28,15 @@ static void order_boundary(ADIOI_BBFS_File * bf)
  * before, in and after each collective call reach it in that order: what
  * each process wrote is attached at every boundary before anyone goes on.
  * (Errors show at the next sync or close, which attach the same notes
- * again.)  The collective model does this at entry already. */
+ * again.)  The collective model does this at entry already.  A handle
+ * that logs no writes (read-only: alike on every process) has nothing to
+ * put in order, and its collective reads make no barrier. */
 static void attach_at_boundary(ADIO_File fd)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int err;
 
-    if (!bf->srv)
+    if (!bf->srv || !bf->log_writes)
         return;
     if (bf->writer)
         ADIOI_BBFS_Server_attach(fd, &err);
