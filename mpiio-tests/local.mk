@@ -337,3 +337,9 @@ check_PROGRAMS += %reldir%/t_private_fault
 %canon_reldir%_t_private_fault_LDADD = $(MPIIO_TEST_LDADD)
 TESTS += %reldir%/t_private_fault.mpi
 EXTRA_DIST += %reldir%/t_private_fault.mpi
+
+check_PROGRAMS += %reldir%/t_readall
+%canon_reldir%_t_readall_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_readall_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_readall.mpi
+EXTRA_DIST += %reldir%/t_readall.mpi
