@@ -97,7 +97,9 @@ CLEANFILES += tests/sanitize-mpiexec
 # The soak runs shorter, and its memory is not judged (ASan's quarantine).
 # t_replay_4g and t_huge_4g are left out: they run their 2g twins' code on twice the bytes,
 # which under ASan costs minutes and finds nothing the 2 GiB run would not.
-SANITIZE_MPI_TESTS = $(filter-out mpiio-tests/t_replay_4g.mpi mpiio-tests/t_huge_4g.mpi,$(TESTS))
+# slurm-check.sh is left out too: srun starts its programs, not MPIEXEC.
+SANITIZE_MPI_TESTS = $(filter-out mpiio-tests/t_replay_4g.mpi mpiio-tests/t_huge_4g.mpi \
+	tests/cluster/slurm-check.sh,$(TESTS))
 check-sanitize-mpi: mpich-sanitize tests/sanitize-mpiexec
 	SOAK_SECONDS=20 SOAK_JUDGE_MEMORY=0 $(MAKE) $(AM_MAKEFLAGS) check \
 	  MPIEXEC=$(abs_top_builddir)/tests/sanitize-mpiexec TESTS="$(SANITIZE_MPI_TESTS)"

@@ -35,6 +35,7 @@ PKGS=(
     m4                      # PnetCDF (make check-clients): its autoreconf and generated sources
     zlib1g-dev              # HDF5 (make check-clients): deflate filter in testpar's filter tests
     util-linux iproute2     # the emulated cluster (tests/cluster): unshare, nsenter, ip
+    slurm-wlm munge         # a real Slurm on the emulated cluster (tests/cluster/slurm.sh)
 )
 
 missing=()
