@@ -58,6 +58,14 @@ static MPI_Offset offset_of(const struct pattern *p, int seg, long long i)
         : ((MPI_Offset) seg * nprocs + rank) * p->b + i * p->t;
 }
 
+/* This process's file of pattern p in round `round` (its own with -F). */
+static void name_of(char *out, size_t len, const struct pattern *p, const char *prefix,
+                    const char *dir, int round)
+{
+    snprintf(out, len, "%s%s/ior-%s.%d.%d", prefix, dir, prefix[0] == 'b' ? "b" : "u", round,
+             p->fpp ? rank : 0);
+}
+
 /* One phase (write or read) of pattern p in the file of the prefix; the
  * slowest process's seconds. */
 static double phase(const struct pattern *p, const char *prefix, const char *dir, int round,
@@ -67,8 +75,7 @@ static double phase(const struct pattern *p, const char *prefix, const char *dir
     MPI_File fh;
     long long n = p->b / p->t;
 
-    snprintf(name, sizeof(name), "%s%s/ior-%s.%d.%d", prefix, dir, prefix[0] == 'b' ? "b" : "u",
-             round, p->fpp ? rank : 0);
+    name_of(name, sizeof(name), p, prefix, dir, round);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     bench_check(MPI_File_open(p->fpp ? MPI_COMM_SELF : MPI_COMM_WORLD, name,
@@ -122,8 +129,7 @@ static void remove_files(const struct pattern *p, const char *prefix, const char
     char name[4200];
     MPI_Barrier(MPI_COMM_WORLD);
     if (p->fpp || rank == 0) {
-        snprintf(name, sizeof(name), "%s%s/ior-%s.%d.%d", prefix, dir,
-                 prefix[0] == 'b' ? "b" : "u", round, p->fpp ? rank : 0);
+        name_of(name, sizeof(name), p, prefix, dir, round);
         MPI_File_delete(name, MPI_INFO_NULL);
     }
     MPI_Barrier(MPI_COMM_WORLD);

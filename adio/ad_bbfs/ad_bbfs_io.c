@@ -98,13 +98,13 @@ static int collective_read_path(ADIO_File fd, int count, MPI_Datatype datatype,
         MPI_Comm_size(fd->comm, &size);
         ADIO_Offset *all = ADIOI_Malloc(sizeof(ADIO_Offset) * 3 * (size_t) size);
         rc = MPI_Allgather(mine, 3, ADIO_OFFSET, all, 3, ADIO_OFFSET, fd->comm);
-        for (int r = 0; r < size; r++) {
+        for (int r = 0; r < size && rc == MPI_SUCCESS; r++) {
             any |= all[3 * r] != 0;
             all[2 * r] = all[3 * r + 1];        /* (start, end) pairs, in place */
             all[2 * r + 1] = all[3 * r + 2];
         }
         path = any ? THROUGH_LOGS : bf->lower->hints->cb_read == ADIOI_HINT_AUTO
-            && !interleaved(all, size) ? LOWER_EACH : LOWER_COLL;
+            && rc == MPI_SUCCESS && !interleaved(all, size) ? LOWER_EACH : LOWER_COLL;
         if (path == LOWER_COLL && gathered && rc == MPI_SUCCESS)
             *gathered = all;
         else
@@ -142,6 +142,23 @@ static void read_each(ADIO_File fd, void *buf, int count, MPI_Datatype datatype,
                                   error_code));
 }
 
+/* A collective read on the path collective_read_path chose: done here (1:
+ * through the logs, each process's part, or a failed agreement), or the
+ * lower driver's collective read to make (0). */
+static int read_all_here(ADIO_File fd, int path, void *buf, int count, MPI_Datatype datatype,
+                         int file_ptr_type, ADIO_Offset offset, ADIO_Status * status,
+                         int *error_code)
+{
+    if (path == LOWER_COLL)
+        return 0;
+    if (path == THROUGH_LOGS)
+        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
+                            error_code);
+    else if (path == LOWER_EACH)
+        read_each(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
+    return 1;
+}
+
 /* Done through the logs: 1; the lower driver's to do: 0.  (buf is the
  * caller's own, writable for reads.) */
 static int logged(ADIO_File fd, int dir, const void *buf, int count, MPI_Datatype datatype,
@@ -161,18 +178,12 @@ static int logged(ADIO_File fd, int dir, const void *buf, int count, MPI_Datatyp
     else if (dir == READ && ADIOI_BBFS_Reads_logs(fd))
         ADIOI_BBFS_Log_read(fd, (void *) buf, count, datatype, file_ptr_type, offset, contig,
                             status, error_code);
-    else if (dir == READ_ALL) {
-        int path = collective_read_path(fd, count, datatype, file_ptr_type, offset, NULL,
-                                        error_code);
-        if (path == LOWER_COLL)
-            return 0;
-        if (path == THROUGH_LOGS)
-            ADIOI_BBFS_Log_read(fd, (void *) buf, count, datatype, file_ptr_type, offset,
-                                contig, status, error_code);
-        else if (path == LOWER_EACH)
-            read_each(fd, (void *) buf, count, datatype, file_ptr_type, offset, status,
-                      error_code);
-    } else
+    else if (dir == READ_ALL)
+        return read_all_here(fd, collective_read_path(fd, count, datatype, file_ptr_type,
+                                                      offset, NULL, error_code),
+                             (void *) buf, count, datatype, file_ptr_type, offset, status,
+                             error_code);
+    else
         return 0;
     return 1;
 }
@@ -240,12 +251,8 @@ void ADIOI_BBFS_ReadStridedColl(ADIO_File fd, void *buf, int count, MPI_Datatype
     ADIOI_BBFS_Collective_begin(fd);
     int path = collective_read_path(fd, count, datatype, file_ptr_type, offset, &gathered,
                                     error_code);
-    if (path == THROUGH_LOGS)
-        ADIOI_BBFS_Log_read(fd, buf, count, datatype, file_ptr_type, offset, 0, status,
-                            error_code);
-    else if (path == LOWER_EACH)
-        read_each(fd, buf, count, datatype, file_ptr_type, offset, status, error_code);
-    else if (path == LOWER_COLL) {
+    if (!read_all_here(fd, path, buf, count, datatype, file_ptr_type, offset, status,
+                       error_code)) {
         ADIOI_Coll_gathered = gathered;
         LOWER(fd, ADIO_ReadStridedColl(lo, buf, count, datatype,
                                        file_ptr_type, offset, status, error_code));

@@ -110,6 +110,6 @@ case $cmd in
         trap 'down "$dir"; "$cluster" down "$dir"' EXIT INT TERM
         "$cluster" up "$n" "$dir"
         up "$dir"
-        CLUSTER_DIR=$dir run "$dir" env CLUSTER_DIR="$dir" "$@" ;;
+        run "$dir" env CLUSTER_DIR="$dir" "$@" ;;
     *) die "usage: slurm.sh up|run|down|with ... (see the top of $0)" ;;
 esac
