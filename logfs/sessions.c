@@ -215,7 +215,7 @@ static int lock_dir(const char *dir)
     for (int tries = 0; tries < 5; tries++) {
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
-            return -1;
+            return errno == ENOENT ? LOGFS_SESSIONS_NO_DIR : -1;
         int rc;
         while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
             ;
@@ -305,10 +305,10 @@ static int older_first(const void *a, const void *b)
 int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_t *n,
                         struct logfs_error *err)
 {
-    return logfs_sessions_list_except(path, NULL, out, n, err);
+    return logfs_sessions_list_except(path, NULL, LOGFS_LIST_LEGACY, out, n, err);
 }
 
-int logfs_sessions_list_except(const char *path, const char *except,
+int logfs_sessions_list_except(const char *path, const char *except, unsigned flags,
                                struct logfs_session_info **out, size_t *n, struct logfs_error *err)
 {
     char dir[4096], legacy[4200], one[4400];
@@ -321,12 +321,14 @@ int logfs_sessions_list_except(const char *path, const char *except,
     *n = 0;
     if (logfs_sessions_dir(path, dir, sizeof dir) || logfs_manifest_path(path, legacy, sizeof legacy))
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
-    if (access(legacy, F_OK) == 0)
+    if ((flags & LOGFS_LIST_LEGACY) && access(legacy, F_OK) == 0)
         rc = add(&v, n, &cap, legacy);
     /* One call when there is no directory (the usual case: every open and
-     * close asks); the checks of dir_is_own on what was opened, else. */
-    int dfd = rc ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int own = rc ? rc : dfd < 0 && errno == ENOENT ? LOGFS_ENOENT
+     * close asks), none when the caller knows; the checks of dir_is_own on
+     * what was opened, else. */
+    int dfd = rc || (flags & LOGFS_LIST_NO_DIR) ? -1
+        : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int own = rc ? rc : (flags & LOGFS_LIST_NO_DIR) || (dfd < 0 && errno == ENOENT) ? LOGFS_ENOENT
         : dfd < 0 ? dir_is_own(dir, err) : fd_dir_is_own(dfd, dir, err);
     if (own != LOGFS_OK && own != LOGFS_ENOENT) {
         if (dfd >= 0)

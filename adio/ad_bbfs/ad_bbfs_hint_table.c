@@ -184,14 +184,21 @@ const char *ADIOI_BBFS_Hint_apply(ADIOI_BBFS_Hints * h, const ADIOI_BBFS_Hint * 
 
 void ADIOI_BBFS_Hints_default(ADIOI_BBFS_Hints * h)
 {
+    /* The table's defaults are parsed once (every open starts from them);
+     * the log directory's comes from the environment, which may change. */
+    static ADIOI_BBFS_Hints table_defaults;
+    static int parsed;
     const char *dir = getenv("BBFS_LOGDIR");
     char why[8];
 
-    memset(h, 0, sizeof(*h));
-    for (const ADIOI_BBFS_Hint * d = ADIOI_BBFS_hint_table; d->key; d++)
-        if (d->dflt)
-            ADIOI_BBFS_Hint_apply(h, d, d->dflt, why, sizeof(why));
-    h->replay_given = 0;
+    if (!parsed) {
+        for (const ADIOI_BBFS_Hint * d = ADIOI_BBFS_hint_table; d->key; d++)
+            if (d->dflt)
+                ADIOI_BBFS_Hint_apply(&table_defaults, d, d->dflt, why, sizeof(why));
+        table_defaults.replay_given = 0;
+        parsed = 1;
+    }
+    *h = table_defaults;
     if (!dir || !*dir)
         dir = getenv("TMPDIR");
     if (!dir || !*dir)

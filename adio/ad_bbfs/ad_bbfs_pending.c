@@ -46,7 +46,7 @@ static void pending_free(ADIOI_BBFS_Pending * p, int release_claims)
     memset(p, 0, sizeof(*p));
 }
 
-static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p);
+static int find_locked(ADIOI_BBFS_File * bf, int always, int lock, ADIOI_BBFS_Pending * p);
 
 /* Process 0 keeps manifest i's text (len bytes read) as every process will
  * have it after the broadcast: up to its first NUL (a damaged manifest may
@@ -66,20 +66,27 @@ static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p);
 static int find_pending(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
 {
     int lk = logfs_sessions_lock(bf->canonical);
-    int err = find_locked(bf, always, p);
+    int err = find_locked(bf, always, lk, p);
 
     logfs_sessions_unlock(lk);
     return err;
 }
 
-static int find_locked(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
+/* (@p lock: what logfs_sessions_lock returned) */
+static int find_locked(ADIOI_BBFS_File * bf, int always, int lock, ADIOI_BBFS_Pending * p)
 {
     static char myname[] = "ADIOI_BBFS_FIND_PENDING";
     struct logfs_session_info *s;
     struct logfs_error le;
     size_t ns;
+    /* (an older release's single manifest is bbfs-replay's to find:
+     * docs/log-format.md; looking for it at every open was a failed path
+     * lookup more, and those contend with other processes' creates in the
+     * directory: a third of an MPI_COMM_SELF open's time with 4 processes) */
+    unsigned flags = lock == LOGFS_SESSIONS_NO_DIR ? LOGFS_LIST_NO_DIR : 0;
     /* (this session's own manifest, if any, left out by name) */
-    int rc = logfs_sessions_list_except(bf->canonical, bf->session.path, &s, &ns, &le), live = 0;
+    int rc = logfs_sessions_list_except(bf->canonical, bf->session.path, flags, &s, &ns, &le);
+    int live = 0;
 
     if (rc != LOGFS_OK)
         return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
@@ -303,7 +310,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
      * decided: of several handles closing at once, one is last. */
     if (rank == 0) {
         lk = logfs_sessions_lock(bf->canonical);
-        int f_err = err == MPI_SUCCESS ? find_locked(bf, always, p) : MPI_SUCCESS;
+        int f_err = err == MPI_SUCCESS ? find_locked(bf, always, lk, p) : MPI_SUCCESS;
         if (f_err == MPI_SUCCESS && defer_if_live && p->live_others) {
             for (int i = 0; i < p->n; i++) {
                 logfs_session_release(&p->claims[i]);

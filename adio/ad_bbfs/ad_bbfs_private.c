@@ -112,7 +112,7 @@ static int no_other_session(const ADIOI_BBFS_File * bf)
 {
     struct logfs_session_info *s;
     size_t ns;
-    int rc = logfs_sessions_list(bf->canonical, &s, &ns, NULL);
+    int rc = logfs_sessions_list_except(bf->canonical, NULL, 0, &s, &ns, NULL);
 
     if (rc != LOGFS_OK)
         return 0;

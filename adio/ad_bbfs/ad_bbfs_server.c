@@ -153,9 +153,16 @@ void ADIOI_BBFS_Server_facts(const ADIOI_BBFS_Hints * hints, uint64_t * facts)
     const char *named = server_named(hints);
     uint64_t h = logfs_fnv_str(LOGFS_FNV_START, ADIOI_BBFS_Host_name());
     uint64_t d = logfs_fnv_str(LOGFS_FNV_START, hints->logdir);
+    /* A directory found usable is taken as still usable at the next open
+     * (a stat and an access per open were a tenth of a stock open's
+     * time); one that has gone since fails where the logs are made. */
+    static char usable[PATH_MAX];
     struct stat st;
-    int have_dir = stat(hints->logdir, &st) == 0 && S_ISDIR(st.st_mode)
-        && access(hints->logdir, W_OK | X_OK) == 0;
+    int have_dir = !strcmp(hints->logdir, usable)
+        || (stat(hints->logdir, &st) == 0 && S_ISDIR(st.st_mode)
+            && access(hints->logdir, W_OK | X_OK) == 0);
+    if (have_dir)
+        snprintf(usable, sizeof(usable), "%s", hints->logdir);
     uint64_t mine[ADIOI_BBFS_SERVER_FACTS] = { h, ~h, d, ~d, (uint64_t) have_dir,
         (uint64_t) !force, (uint64_t) !named, (uint64_t) (named != NULL),
         (uint64_t) !job_on_several_nodes()

@@ -210,7 +210,7 @@ TEST_F(Sessions, AnImplausiblyLargeManifestIsRefused)
 
 TEST_F(Sessions, DecisionsAreMadeOneAtATime)
 {
-    EXPECT_EQ(-1, logfs_sessions_lock(File().c_str())); // no session, nothing to decide
+    EXPECT_EQ(LOGFS_SESSIONS_NO_DIR, logfs_sessions_lock(File().c_str())); // no session, nothing to decide
     logfs_session a{-1, nullptr};
     Create(1, &a);
     int lk = logfs_sessions_lock(File().c_str());
@@ -236,7 +236,7 @@ TEST_F(Sessions, ListingExceptOneLeavesOnlyThatOneOut)
     ASSERT_EQ(0, logfs_session_path(File().c_str(), 1, own, sizeof own));
     logfs_session_info *v;
     size_t n;
-    ASSERT_EQ(LOGFS_OK, logfs_sessions_list_except(File().c_str(), own, &v, &n, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_sessions_list_except(File().c_str(), own, 0, &v, &n, &err)) << err.msg;
     ASSERT_EQ(1u, n);
     char other[4096];
     ASSERT_EQ(0, logfs_session_path(File().c_str(), 2, other, sizeof other));
