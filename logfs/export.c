@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "format.h"
@@ -65,4 +66,17 @@ fail:
         *warning = NULL;
     }
     return rc;
+}
+
+/* A lazy writer's metalog that could not be read (rc) because it is not
+ * made yet, or made and its header not yet written (the writer makes its
+ * files first, then writes what it queued): still short of a header now,
+ * after the look that failed, it released nothing before. */
+int logfs_metalog_unmade(const char *path, int rc)
+{
+    struct stat st;
+    if (rc == LOGFS_ENOENT)
+        return 1;
+    return rc == LOGFS_EFORMAT && stat(path, &st) == 0 &&
+           (uint64_t)st.st_size < LOGFS_REC_HEADER_LEN + LOGFS_HEADER_PAYLOAD_LEN;
 }

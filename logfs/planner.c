@@ -268,18 +268,6 @@ int logfs_plan_build(const char *const *metalogs, size_t n, const struct logfs_p
     return logfs_plan_build_flags(metalogs, n, o, 0, out, err);
 }
 
-/* A lazy writer's metalog that open_kept could not read (rc) because it
- * is not made yet, or made and its header not yet written (the writer
- * makes its files first, then writes what it queued): still short of a
- * header now, after the look that failed, it released nothing before. */
-static int not_made_yet(const char *metalog, int rc)
-{
-    struct stat st;
-    if (rc == LOGFS_ENOENT)
-        return 1;
-    return rc == LOGFS_EFORMAT && stat(metalog, &st) == 0 &&
-           (uint64_t)st.st_size < LOGFS_REC_HEADER_LEN + LOGFS_HEADER_PAYLOAD_LEN;
-}
 
 /* Read the metalogs of one session into a new plan whose epochs still hold
  * their ops (not yet finished). */
@@ -319,7 +307,7 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
         }
         rc = logs[i].data ? logfs_reader_open_mem(logs[i].data, logs[i].len, &r, err)
                           : logfs_reader_open_kept(logs[i].metalog, logs[i].kept, &r, err);
-        if (rc && logs[i].absent_ok && !logs[i].data && not_made_yet(logs[i].metalog, rc)) {
+        if (rc && logs[i].absent_ok && !logs[i].data && logfs_metalog_unmade(logs[i].metalog, rc)) {
             rc = LOGFS_OK; /* (its place is filled below, as a gone writer's, without a warning) */
             absent[i] = 1;
             continue;

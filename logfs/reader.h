@@ -242,6 +242,11 @@ void logfs_datalog_reader_close(struct logfs_datalog_reader *dr);
 int logfs_metalog_export(const char *path, int salvage, void **out, size_t *len, char **warning,
                          struct logfs_error *err);
 
+/* Whether opening metalog @p path failed with @p rc because its writer has
+ * not made it yet, or not yet with its header (a lazy session's writer,
+ * logfs_writer_opts.lazy_files, killed while making its files). */
+int logfs_metalog_unmade(const char *path, int rc);
+
 #ifdef __cplusplus
 }
 #endif

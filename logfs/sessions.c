@@ -118,7 +118,7 @@ static int write_text(int fd, const char *text, size_t len, int durable, int fre
     }
     if (lock_byte(fd, F_OFD_SETLKW, F_WRLCK, TEXT_BYTE) < 0 && !locks_unsupported(errno))
         return logfs_fail_errno(err, errno, "cannot lock the manifest", path);
-    if (!(e = logfs_pwrite_full("manifest-write", fd, text, len, 0))) {
+    if (!(e = logfs_pwrite_full("manifest-rewrite", fd, text, len, 0))) {
         logfs_fault("manifest-truncate"); /* (kill only) the new text, the old one's tail */
         if (ftruncate(fd, (off_t)len) < 0)
             e = errno;
@@ -147,7 +147,9 @@ int logfs_session_create(const char *path, uint64_t file_id, const char *text, s
         if ((rc = dir_is_own(dir, err)) && rc != LOGFS_ENOENT)
             return rc;
     }
-    snprintf(tmp, sizeof tmp, "%s/.new-%016" PRIx64, dir, file_id);
+    /* (a name of this process's: the processes of a lazy session may
+     * publish at once, and the link below chooses one) */
+    snprintf(tmp, sizeof tmp, "%s/.new-%016" PRIx64 "-%ld", dir, file_id, (long)getpid());
     /* A concurrent delete of the last session may remove the directory
      * between the mkdir and the create: make it again, once. */
     fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -155,14 +157,15 @@ int logfs_session_create(const char *path, uint64_t file_id, const char *text, s
         fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return logfs_fail_errno(err, errno, "cannot create the manifest", tmp);
-    if (lock_byte(fd, F_OFD_SETLK, F_WRLCK, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
+    if (lock_byte(fd, F_OFD_SETLK, F_RDLCK, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
         rc = logfs_fail_errno(err, errno, "cannot lock the manifest", tmp);
         goto fail;
     }
     if ((rc = write_text(fd, text, len, durable, 1, tmp, err)))
         goto fail;
     if (link(tmp, final) < 0) { /* unlike rename, never replaces a session's manifest */
-        rc = logfs_fail_errno(err, errno, "cannot publish the manifest", final);
+        rc = errno == EEXIST ? logfs_fail(err, LOGFS_EEXIST, EEXIST, "%s exists", final)
+            : logfs_fail_errno(err, errno, "cannot publish the manifest", final);
         goto fail;
     }
     unlink(tmp);
@@ -185,6 +188,33 @@ fail:
 fail_closed:
     close(fd);
     return rc;
+}
+
+int logfs_session_join(const char *path, uint64_t file_id, struct logfs_session *s,
+                       struct logfs_error *err)
+{
+    char final[4200];
+    int fd, rc;
+
+    s->fd = -1;
+    s->path = NULL;
+    if (logfs_session_path(path, file_id, final, sizeof final))
+        return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
+    if ((rc = logfs_open_own(final, O_RDWR, 0, "cannot open the manifest", &fd, err)))
+        return rc;
+    if (lock_byte(fd, F_OFD_SETLK, F_RDLCK, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
+        int e = errno;
+        close(fd);
+        if (e == EAGAIN || e == EACCES)
+            return logfs_fail(err, LOGFS_EBUSY, e, "%s was claimed by a replay", final);
+        return logfs_fail_errno(err, e, "cannot lock the manifest", final);
+    }
+    if (!(s->path = strdup(final))) {
+        close(fd);
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a manifest path");
+    }
+    s->fd = fd;
+    return LOGFS_OK;
 }
 
 int logfs_session_store(struct logfs_session *s, const char *text, size_t len, int durable,

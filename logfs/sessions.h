@@ -59,12 +59,24 @@ struct logfs_session {
 
 /*
  * Create the manifest of a new session, holding @p text, locked as live.
+ * The live lock is shared: several processes of one session may hold it
+ * (logfs_session_join), and the session is live while any does.
  * @param[out] s  the session; logfs_session_release() ends the hold
- * @return LOGFS_OK, LOGFS_EEXIST, LOGFS_ENOENT / LOGFS_EACCES / LOGFS_EROFS /
- *         LOGFS_ENOSPC / LOGFS_EIO (the directory or file cannot be made)
+ * @return LOGFS_OK, LOGFS_EEXIST (another process of the session made it
+ *         first), LOGFS_ENOENT / LOGFS_EACCES / LOGFS_EROFS / LOGFS_ENOSPC /
+ *         LOGFS_EIO (the directory or file cannot be made)
  */
 int logfs_session_create(const char *path, uint64_t file_id, const char *text, size_t len,
                          int durable, struct logfs_session *s, struct logfs_error *err);
+
+/*
+ * Hold the manifest another process of the session created, live (a lazy
+ * session's manifest is made by whichever process first makes log files).
+ * @return LOGFS_OK, LOGFS_ENOENT (none), LOGFS_EBUSY (claimed: no longer
+ *         live), LOGFS_EACCES, LOGFS_EIO
+ */
+int logfs_session_join(const char *path, uint64_t file_id, struct logfs_session *s,
+                       struct logfs_error *err);
 
 /* Rewrite the manifest of a held session (fdatasync'ed if @p durable). */
 int logfs_session_store(struct logfs_session *s, const char *text, size_t len, int durable,

@@ -105,7 +105,7 @@ row "in close: replay, between epochs"          replay-epoch-done  1 close --exa
 row "in close: replayed, manifests not marked" replayed           1 close --exact
 row "in close: manifests marked replayed"       marked             0 close --exact
 row "in close: logs removed, manifests not"     logs-removed       1 close --exact
-row "in close (deferred): manifest rewrite"     manifest-write#2   0 deferred-close judged
+row "in close (deferred): manifest rewrite"     manifest-rewrite#1 0 deferred-close judged
 row "in close (deferred): new text, tail not cut" manifest-truncate#1 0 deferred-close judged
 row "in bbfs-replay, at each round"             replay-round       1 deferred --exact no each
 

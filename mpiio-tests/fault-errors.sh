@@ -59,8 +59,8 @@ row metalog           metalog-write#2:ENOSPC  1 close    MPI_ERR_NO_SPACE "log s
 row metalog           metalog-write#2:EIO     1 close    MPI_ERR_IO       "log device failed"     judged
 row seal              seal-write#2:ENOSPC     1 close    MPI_ERR_NO_SPACE "log space full" judged
 row seal              seal-write#2:EIO        1 close    MPI_ERR_IO       "log device failed"     judged
-row "manifest (open)" manifest-write#1:ENOSPC 0 close    MPI_ERR_NO_SPACE "must be writable"      none
-row "manifest (close)" manifest-write#2:EIO   0 deferred MPI_ERR_IO       "manifest"              judged
+row "manifest (first log files)" manifest-write#1:ENOSPC - close MPI_ERR_NO_SPACE "must be writable" none
+row "manifest (close)" manifest-rewrite#1:EIO 0 deferred MPI_ERR_IO     "manifest"              judged
 row "canonical file"  canonical-write:ENOSPC  - close    MPI_ERR_NO_SPACE "nothing is lost"       --exact
 row "canonical file"  canonical-write:EIO     - close    MPI_ERR_IO       "nothing is lost"       --exact
 row "log directory removed" remove-logs       0 close    MPI_ERR_NO_SUCH_FILE "removed"           none

@@ -64,13 +64,13 @@ row() {
 
 rows=0
 inspect="$BUILDDIR/tools/bbfs-inspect"
-for point in datalog-write metalog-write seal-write manifest-write; do
+for point in datalog-write metalog-write seal-write manifest-write manifest-rewrite; do
     for action in short short1 short-1; do
         for mode in close deferred; do
             row "$point" "$action" "$mode"
         done
     done
 done
-echo "$rows rows of 24 passed"
+echo "$rows rows of 30 passed"
 [ $status -eq 0 ] && rm -rf "$work"
 exit $status

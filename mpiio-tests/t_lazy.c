@@ -5,10 +5,11 @@
  *
  * On bbfs, 4 processes (or more), one shared file:
  *   1. each process writes its own 4 KiB block: no log file exists in
- *      BBFS_LOGDIR, the manifest (made at open) says "lazy", and one
- *      canary is there;
+ *      BBFS_LOGDIR, and neither the manifest nor the canary (the first
+ *      process to make log files makes them);
  *   2. a barrier releases the writes (the default model, causal): every
- *      process that wrote has its files now;
+ *      process that wrote has its files now, the manifest says "lazy",
+ *      and one canary is there;
  *   3. the processes of odd rank write a second block; MPI_File_sync
  *      makes every writer's files;
  *   4. close, then a second session: processes 0 and 1 write, the others
@@ -18,6 +19,10 @@
  *      empty ones (the manifest says "lazy": nothing was synced), not fail
  *      on them, and leave the file as the first session made it (what the
  *      second wrote, released but never synced, is not promised).
+ *      Before that, process 2 (which wrote nothing) leaves an empty
+ *      metalog under its writer's name, as a writer killed while it made
+ *      its files leaves one (the header comes after the files): the
+ *      replay must take it for an empty log too.
  * On ufs: (the reference) the first session's writes, and a normal end.
  * Across nodes no session is lazy: the test checks instead that every
  * writer has its logs from the open on (and the rest as above). */
@@ -34,9 +39,8 @@
 
 static const char *test_file;  /* (the name under test) */
 
-/* The open session's file id, from its manifest's name (process 0 makes
- * the manifest at open; a log directory a node's tests share may hold
- * other sessions' logs too). */
+/* The open session's file id, from its manifest's name (a log directory
+ * a node's tests share may hold other sessions' logs too). */
 static void session_id(char *id, size_t len)
 {
     char path[4096];
@@ -68,6 +72,27 @@ static int logs_of(int rank)
         int log = l > 6 && (!strcmp(e->d_name + l - 4, "alog")       /* (meta-, data-) */
                             || !strcmp(e->d_name + l - 6, "sealed"));
         n += log && strstr(e->d_name, tag) != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Log files of any session of the file (named after its base name). */
+static int logs_of_file(void)
+{
+    const char *dir = getenv("BBFS_LOGDIR"), *path = tl_path(test_file);
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    int n = 0;
+    struct dirent *e;
+    DIR *d;
+
+    TL_CHECK(dir != NULL, "BBFS_LOGDIR is not set (the runner sets it)");
+    TL_CHECK((d = opendir(dir)) != NULL, "cannot list %s", dir);
+    while ((e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        int log = l > 6 && (!strcmp(e->d_name + l - 4, "alog")
+                            || !strcmp(e->d_name + l - 6, "sealed"));
+        n += log && !strncmp(e->d_name, base, strlen(base));
     }
     closedir(d);
     return n;
@@ -146,17 +171,29 @@ int main(int argc, char **argv)
         TL_CHECK(logs_of(r) == 3, "across nodes, process %d has %d log files after its open, "
                  "not 3", r, logs_of(r));
     if (lazy) {
-        TL_CHECK(logs_of(r) == 0, "process %d has %d log files before anything needed them", r,
-                 logs_of(r));
+        /* (any MPI call that sends releases the writes: the others wait in a
+         * receive, which does not, while process 0 looks) */
+        char m[4096];
+        int token = 0;
         if (r == 0) {
-            TL_CHECK(manifest_lazy(name), "the manifest of a lazy session does not say so");
-            TL_CHECK(canaries() == 1, "%d canaries in the log directory, not 1", canaries());
-        }
+            TL_CHECK(logs_of_file() == 0, "%d log files before anything needed them",
+                     logs_of_file());
+            TL_CHECK(tl_manifests(tl_path(name), m, sizeof(m)) == 0, "a manifest (%s) before "
+                     "any log file", m);
+            TL_CHECK(canaries() == 0, "%d canaries before any log file", canaries());
+            for (int q = 1; q < P; q++)
+                TL_MPI(MPI_Send(&token, 1, MPI_INT, q, 0, MPI_COMM_WORLD));
+        } else
+            TL_MPI(MPI_Recv(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     }
     TL_MPI(MPI_Barrier(MPI_COMM_WORLD));
     if (bbfs)
         TL_CHECK(logs_of(r) == 3, "process %d released its write at the barrier, and has %d log "
                  "files (not 3)", r, logs_of(r));
+    if (lazy && r == 0) {
+        TL_CHECK(manifest_lazy(name), "the manifest of a lazy session does not say so");
+        TL_CHECK(canaries() == 1, "%d canaries in the log directory, not 1", canaries());
+    }
     if (r % 2)
         write_block(fh, P + r, 2);
     TL_MPI(MPI_File_sync(fh));
@@ -179,6 +216,16 @@ int main(int argc, char **argv)
     if (bbfs) {
         TL_CHECK(logs_of(r) == (r < 2 || !one ? 3 : 0), "process %d has %d log files after the "
                  "barrier", r, logs_of(r));
+        if (r == 2 && one) {
+            const char *path = tl_path(name), *slash = strrchr(path, '/');
+            char id[32], metalog[8192];
+            session_id(id, sizeof(id));
+            snprintf(metalog, sizeof(metalog), "%s/%s.%s.2.metalog", getenv("BBFS_LOGDIR"),
+                     slash ? slash + 1 : path, id);
+            FILE *f = fopen(metalog, "w");
+            TL_CHECK(f != NULL, "cannot make %s", metalog);
+            fclose(f);
+        }
         TL_MPI(MPI_Barrier(MPI_COMM_WORLD));
         if (r == 0) {
             printf("t_lazy: process 0 kills itself, with 2 of %d writers' logs made\n", P);

@@ -156,6 +156,11 @@ typedef struct ADIOI_BBFS_File {
      * must first reach them, and the manifest says so (with a canary in
      * the log directory: logfs/manifest.h). */
     int lazy;
+    /* And its manifest waits too: made by the first process that makes log
+     * files (or process 0 at a close that leaves the logs pending); an
+     * open, some writes and a close that replays from memory make no file
+     * beside the canonical one. */
+    int manifest_lazy;
     struct ADIOI_BBFS_File *next_logging;       /* this process's logging handles */
     int in_logging;
 
@@ -339,6 +344,17 @@ void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_manifest.c: the manifests of the file's sessions */
 int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf);
+/* A lazy session's manifest (ad_bbfs_manifest.c): made, or held, by a
+ * process that makes log files; whether this process holds it; process 0
+ * holding one another made. */
+int ADIOI_BBFS_Manifest_share(ADIOI_BBFS_File * bf, struct logfs_error *le);
+/* How a failure to make or write a manifest begins (its directory is the
+ * canonical file's, not the log directory: ADIOI_BBFS_Err_log_io gives no
+ * log advice for it). */
+#define ADIOI_BBFS_MANIFEST_FAILED "the manifest beside the file cannot be written (its " \
+    "directory must be writable and have room): "
+int ADIOI_BBFS_Manifest_held(const ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Manifest_join(ADIOI_BBFS_File * bf);
 /* The file's sessions' lock (logfs_sessions_lock), its directory made
  * first if need be; -1 where there is none to take. */
 int ADIOI_BBFS_Manifest_lock_sessions(ADIOI_BBFS_File * bf);

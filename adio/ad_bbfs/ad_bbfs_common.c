@@ -63,6 +63,8 @@ int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *ms
             advice = "logs removed while the file was open; writes since the open are lost: ";
             break;
     }
+    if (!strncmp(msg, ADIOI_BBFS_MANIFEST_FAILED, strlen(ADIOI_BBFS_MANIFEST_FAILED)))
+        advice = "";            /* (not the log directory's) */
     snprintf(full, sizeof(full), "%s%s", advice, msg);
     return ADIOI_BBFS_Err_logfs(myname, line, code, full);
 }

@@ -283,8 +283,16 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
                 memcpy(b, x->logs->mem->metalog, len);
             else
                 snprintf(le.msg, sizeof(le.msg), "no memory for a metalog of %zu bytes", len);
-        } else
+        } else {
             rc = logfs_metalog_export(metalogs[w], salvage, &b, &len, &warn, &le);
+            /* (a lazy writer killed while it made its files: no header,
+             * so nothing released; sent as no bytes, planned as no log) */
+            if (rc != LOGFS_OK && x->lazy && x->lazy[w] && logfs_metalog_unmade(metalogs[w], rc)) {
+                b = NULL;
+                len = 0;
+                rc = LOGFS_OK;
+            }
+        }
         if (rc != LOGFS_OK) {
             char msg[LOGFS_ERRMSG_MAX + PATH_MAX];
             snprintf(msg, sizeof(msg), "cannot replay the logs of %s: %s", canonical, le.msg);
@@ -296,7 +304,8 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
                     warn);
         free(warn);
         mine = ADIOI_Realloc(mine, nmine + len + 1);
-        memcpy(mine + nmine, b, len);
+        if (len)
+            memcpy(mine + nmine, b, len);
         free(b);
         nmine += len;
         lens[w] = (long long) len;
@@ -340,7 +349,9 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
         s[w].data = x->gone[w] ? NULL : bytes + displs[h] + at[h];
         s[w].len = (size_t) all_lens[w];
         s[w].gone = x->gone[w];
-        if (x->absent[w]) {     /* (every process finds no file, as nobody did) */
+        if (x->absent[w] || (x->lazy && x->lazy[w] && !s[w].gone && all_lens[w] == 0)) {
+            /* (every process finds no file, as nobody did; or one with no
+             * header: planned from the file, as an empty log) */
             s[w].data = NULL;
             s[w].absent_ok = 1;
         }

@@ -189,28 +189,6 @@ static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **a
     return err;
 }
 
-/* Process 0 of a lazy session: the canary beside writer 0's metalog, which
- * tells a later replay that a missing log was never made, not lost
- * (logfs/manifest.h, version 7). */
-static int make_canary(ADIOI_BBFS_File * bf)
-{
-    static char myname[] = "ADIOI_BBFS_MAKE_CANARY";
-    char *canary = logfs_manifest_canary(bf->metalogs[0]), msg[PATH_MAX + 256];
-    int fd = canary ? open(canary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
-
-    if (fd >= 0) {
-        close(fd);
-        free(canary);
-        return MPI_SUCCESS;
-    }
-    int rc = canary ? logfs_status_from_errno(errno) : LOGFS_ENOMEM;
-    snprintf(msg, sizeof(msg), "cannot create logs in bbfs_logdir %s (a lazy session's canary "
-             "%s: %s)", bf->hints.logdir, canary ? canary : "", canary ? strerror(errno)
-             : "no memory");
-    free(canary);
-    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
-}
-
 /* Create this process's logs and the manifest naming everyone's. */
 static void log_start(ADIO_File fd, int *error_code)
 {
@@ -296,7 +274,10 @@ static void log_start(ADIO_File fd, int *error_code)
         bf->metalogs[r] = ADIOI_Strdup(all[r].path);
         bf->servers[r] = ADIOI_Strdup(all[r].server);
     }
-    if (rank == 0) {
+    /* (a lazy session's manifest is made by whichever process first makes
+     * log files: every process can write it) */
+    bf->manifest_lazy = bf->lazy;
+    if (rank == 0 || bf->lazy) {
         struct logfs_manifest *m = bf->manifest = ADIOI_Calloc(1, sizeof(*m));
         rc = logfs_manifest_init(m, bf->file_id, (uint32_t) bf->nwriters);
         m->lazy = bf->lazy;
@@ -320,12 +301,10 @@ static void log_start(ADIO_File fd, int *error_code)
             err = ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot name the logs in a manifest: "
                                        "bbfs_logdir (BBFS_LOGDIR) must be an absolute path with "
                                        "no . or .. parts, and host names may not hold blanks");
-        /* (a lazy session's canary before the manifest that names it) */
-        else if (bf->lazy && (err = make_canary(bf)) != MPI_SUCCESS)
-            ;
-        /* (a private session's when its logs get files: ad_bbfs_private.c) */
-        else
-            err = bf->unpublished ? MPI_SUCCESS : ADIOI_BBFS_Manifest_publish(bf);
+        /* (a private or lazy session's when its logs get files:
+         * ad_bbfs_private.c) */
+        else if (!bf->unpublished && !bf->manifest_lazy)
+            err = ADIOI_BBFS_Manifest_publish(bf);
         logfs_sessions_unlock(lk);
     }
     ADIOI_BBFS_FREE(all);

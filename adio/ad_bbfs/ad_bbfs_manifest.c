@@ -14,6 +14,7 @@
 #include "../../logfs/writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,33 +22,125 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A lazy session's canary beside writer 0's metalog, made before the
+ * manifest that names its writers: it tells a later replay that a missing
+ * log was never made, not lost (logfs/manifest.h, version 7). */
+static int make_canary(ADIOI_BBFS_File * bf, struct logfs_error *le)
+{
+    char *canary = logfs_manifest_canary(bf->metalogs[0]);
+    int fd = canary ? open(canary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+    int e = errno;
+
+    free(canary);
+    if (fd >= 0) {
+        close(fd);
+        return LOGFS_OK;
+    }
+    snprintf(le->msg, sizeof(le->msg), "cannot create logs in bbfs_logdir %s (a lazy session's "
+             "canary beside %s: %s)", bf->hints.logdir, bf->metalogs[0],
+             canary ? strerror(e) : "no memory");
+    return le->code = canary ? logfs_status_from_errno(e) : LOGFS_ENOMEM;
+}
+
+/* @p le's message as the manifest's failure (ADIOI_BBFS_MANIFEST_FAILED). */
+static int manifest_failed(int rc, struct logfs_error *le)
+{
+    char why[LOGFS_ERRMSG_MAX];
+
+    snprintf(why, sizeof(why), "%s", le->msg);
+    snprintf(le->msg, sizeof(le->msg), "%s%s", ADIOI_BBFS_MANIFEST_FAILED, why);
+    return le->code = rc;
+}
+
+static int manifest_error(int rc, struct logfs_error *le)
+{
+    static char myname[] = "ADIOI_BBFS_MANIFEST_PUBLISH";
+
+    manifest_failed(rc, le);
+    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le->msg);
+}
+
+/* Make the session's manifest as bf->manifest stands, or, if another
+ * process of the session made it first, hold that one (*joined set).
+ * Either way this process holds it live.  @return a logfs code, @p le
+ * saying why. */
+static int create_or_join(ADIOI_BBFS_File * bf, int *joined, struct logfs_error *le)
+{
+    char *text = NULL;
+    size_t len;
+    int rc;
+
+    *joined = 0;
+    /* (once durable, the session's logs stay so: the replay flushes for it) */
+    bf->manifest->durable |= bf->hints.durable;
+    if (bf->manifest->lazy && (rc = make_canary(bf, le)) != LOGFS_OK)
+        return rc;
+    if ((rc = logfs_manifest_format(bf->manifest, &text, &len)) != LOGFS_OK)
+        return manifest_failed(rc, le);
+    rc = logfs_session_create(bf->canonical, bf->file_id, text, len, bf->hints.durable,
+                              &bf->session, le);
+    free(text);
+    if (rc == LOGFS_EEXIST && bf->manifest->lazy) {
+        rc = logfs_session_join(bf->canonical, bf->file_id, &bf->session, le);
+        *joined = rc == LOGFS_OK;
+    }
+    if (rc != LOGFS_OK)         /* (the next sync or close tries again, and reports) */
+        return manifest_failed(rc, le);
+    bf->manifest_lazy = 0;
+    return LOGFS_OK;
+}
+
+int ADIOI_BBFS_Manifest_held(const ADIOI_BBFS_File * bf)
+{
+    return bf->session.path != NULL;
+}
+
 /* Process 0: write bf->manifest as it stands (the first time, the session
- * begins). */
+ * begins, unless another process of a lazy session began it). */
 int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
 {
     static char myname[] = "ADIOI_BBFS_MANIFEST_PUBLISH";
     struct logfs_error le;
-    char *text = NULL, msg[LOGFS_ERRMSG_MAX + 160];
+    char *text = NULL;
     size_t len;
-    int rc;
+    int rc, joined = 1;
 
-    /* (once durable, the session's logs stay so: the replay flushes for it) */
+    if (!ADIOI_BBFS_Manifest_held(bf)) {
+        if ((rc = create_or_join(bf, &joined, &le)) != LOGFS_OK)
+            return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+        if (!joined)
+            return MPI_SUCCESS;
+    }
     bf->manifest->durable |= bf->hints.durable;
     rc = logfs_manifest_format(bf->manifest, &text, &len);
     if (rc != LOGFS_OK)
         return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, "cannot describe the logs in a "
                                     "manifest (hostname or log path with blanks?)");
-    if (bf->session.fd < 0 && !bf->session.path)
-        rc = logfs_session_create(bf->canonical, bf->file_id, text, len, bf->hints.durable,
-                                  &bf->session, &le);
-    else
-        rc = logfs_session_store(&bf->session, text, len, bf->hints.durable, &le);
+    rc = logfs_session_store(&bf->session, text, len, bf->hints.durable, &le);
     free(text);
-    if (rc == LOGFS_OK)
-        return MPI_SUCCESS;
-    snprintf(msg, sizeof(msg), "the manifest beside the file cannot be written (its directory "
-             "must be writable and have room): %s", le.msg);
-    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
+    return rc == LOGFS_OK ? MPI_SUCCESS : manifest_error(rc, &le);
+}
+
+/* Any process of a lazy session, when it makes its log files: the
+ * manifest must name them first (its text is the open's, alike on every
+ * process); process 0 writes what the close learns (epochs). */
+int ADIOI_BBFS_Manifest_share(ADIOI_BBFS_File * bf, struct logfs_error *le)
+{
+    int joined;
+
+    if (!bf->manifest_lazy || ADIOI_BBFS_Manifest_held(bf))
+        return LOGFS_OK;
+    return create_or_join(bf, &joined, le);
+}
+
+/* Process 0 at a close: hold the manifest if another process made it. */
+void ADIOI_BBFS_Manifest_join(ADIOI_BBFS_File * bf)
+{
+    struct logfs_error le;
+
+    if (!ADIOI_BBFS_Manifest_held(bf)
+        && logfs_session_join(bf->canonical, bf->file_id, &bf->session, &le) == LOGFS_OK)
+        bf->manifest_lazy = 0;
 }
 
 /* (made first: the first two sessions of a file must take turns too; the

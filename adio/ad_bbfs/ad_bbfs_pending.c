@@ -84,8 +84,13 @@ static int find_locked(ADIOI_BBFS_File * bf, int always, int lock, ADIOI_BBFS_Pe
      * lookup more, and those contend with other processes' creates in the
      * directory: a third of an MPI_COMM_SELF open's time with 4 processes) */
     unsigned flags = lock == LOGFS_SESSIONS_NO_DIR ? LOGFS_LIST_NO_DIR : 0;
-    /* (this session's own manifest, if any, left out by name) */
-    int rc = logfs_sessions_list_except(bf->canonical, bf->session.path, flags, &s, &ns, &le);
+    /* (this session's own manifest, if any, left out by name: also one
+     * that another process of a lazy session made) */
+    char own[PATH_MAX];
+    int known = bf->metalogs && bf->file_id
+        && !logfs_session_path(bf->canonical, bf->file_id, own, sizeof(own));
+    int rc = logfs_sessions_list_except(bf->canonical, known ? own : bf->session.path, flags,
+                                        &s, &ns, &le);
     int live = 0;
 
     if (rc != LOGFS_OK)
@@ -328,7 +333,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
      * error, process 0's findings, what each log holds (whether each
      * process can replay its own alone: logs_apart) and whether it is in
      * memory (a lazy session's). */
-    enum { OWN = 2 + 7, MEM = OWN + LOGFS_SUMMARY_WORDS, SLOT = MEM + 1 };
+    enum { OWN = 2 + 7, MEM = OWN + LOGFS_SUMMARY_WORDS, HELD = MEM + 1, SLOT = HELD + 1 };
     uint64_t mine[SLOT], *all = ADIOI_Malloc(sizeof(uint64_t) * SLOT * size), key = 0;
     mine[0] = sealed;
     mine[1] = ADIOI_BBFS_Error_key(err, rank);
@@ -336,6 +341,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         mine[2 + i] = (uint64_t) hdr[i];
     logfs_summary_pack(&bf->own, mine + OWN);
     mine[MEM] = bf->writer != NULL;     /* (still open at a close: ended in memory) */
+    mine[HELD] = ADIOI_BBFS_Manifest_held(bf);  /* (a lazy session's made it) */
     int rc = MPI_Allgather(mine, SLOT, MPI_UINT64_T, all, SLOT, MPI_UINT64_T, fd->comm);
     if (rc != MPI_SUCCESS)
         err = ADIOI_BBFS_Err_peer_lost(myname, rc);
@@ -352,9 +358,20 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
     /* (no pending session claimed, none other open: this session alone) */
     int own_only = rc == MPI_SUCCESS && hdr[0] == 0 && hdr[4] == 0 && hdr[5] == 0
         && logs_apart(all + OWN, size, SLOT), nfiles = 0;
-    for (int r = 0; r < size && rc == MPI_SUCCESS; r++)
+    int made = 0;
+    for (int r = 0; r < size && rc == MPI_SUCCESS; r++) {
         nfiles += all[SLOT * r + MEM] == 0;
+        made |= all[SLOT * r + HELD] != 0;
+    }
     ADIOI_Free(all);
+    /* Process 0 ends the session: it holds its manifest from here on, if
+     * another process of a lazy session made it; the others stop making
+     * it (a close that leaves the logs pending writes it with the epochs
+     * below, before their logs get files). */
+    if (rank == 0 && made)
+        ADIOI_BBFS_Manifest_join(bf);
+    if (hdr[6] || err != MPI_SUCCESS)       /* (process 0's p->deferred) */
+        bf->manifest_lazy = 0;
     if (rank == 0 && err == MPI_SUCCESS && p->deferred) {
         /* (this process's own outcome: a deferred close reports its own) */
         int m_err = ADIOI_BBFS_Manifest_publish(bf);

@@ -42,7 +42,11 @@ static int mark_replayed(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, struct lo
             free(text);
         }
     }
-    if (with_own && all) {
+    /* (a lazy session's manifest may have been made by another process
+     * since the close's look, as logs went to files: or by none) */
+    if (with_own && all && bf->manifest_lazy)
+        ADIOI_BBFS_Manifest_join(bf);
+    if (with_own && all && ADIOI_BBFS_Manifest_held(bf)) {
         bf->manifest->replayed = 1;
         all = ADIOI_BBFS_Manifest_publish(bf) == MPI_SUCCESS;
     }
@@ -58,6 +62,8 @@ static void remove_manifest_only(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, i
 {
     logfs_fault("replayed");    /* (kill only) in the file, and the logs in memory */
     if (rank != 0)
+        return;
+    if (!ADIOI_BBFS_Manifest_held(bf))  /* (nobody made one, nor the canary) */
         return;
     remove_manifests(bf, p, 1);
     if (bf->lazy)               /* (a crash before this leaves a canary, no manifest) */
@@ -93,7 +99,11 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
     for (int k = 0; k < nw; k++)
         far[k] = !far[k];
     logfs_fault("replayed");    /* (kill only) in the file, and still in the logs */
-    if (rank == 0 && !(marked = mark_replayed(bf, p, m, with_own)))
+    if (rank == 0)
+        marked = mark_replayed(bf, p, m, with_own);
+    /* (a lazy session that made a manifest made a canary first) */
+    int canary = rank == 0 && with_own && bf->lazy && ADIOI_BBFS_Manifest_held(bf);
+    if (rank == 0 && !marked)
         remove_manifests(bf, p, with_own);
     logfs_fault("marked");      /* (kill only) */
     MPI_Barrier(fd->comm);
@@ -105,7 +115,7 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
     ADIOI_Free(far);
     if (with_own)
         failed += ADIOI_BBFS_Log_remove(bf->metalogs[rank]);
-    if (with_own && bf->lazy && rank == 0)
+    if (canary)
         ADIOI_BBFS_Canary_remove(bf->metalogs[0]);      /* (after its own log) */
     logfs_fault("logs-removed");        /* (kill only) */
     /* (the barrier the manifests' removal needs, with the answer) */

@@ -39,24 +39,31 @@ static int publish_manifest(void *arg, struct logfs_error *le)
 {
     ADIOI_BBFS_File *bf = arg;
 
-    if (!bf->unpublished)
+    if (!bf->unpublished && !bf->manifest_lazy)
         return LOGFS_OK;
+    /* (a release passes no error: the next sync or close makes the files'
+     * manifest again, and reports) */
+    struct logfs_error mine;
+    if (!bf->unpublished)
+        return ADIOI_BBFS_Manifest_share(bf, le ? le : &mine);
     int err = ADIOI_BBFS_Manifest_publish(bf);
     if (err != MPI_SUCCESS) {
-        ADIOI_BBFS_Error_text(err, 0, le->msg, sizeof(le->msg));
+        if (le)
+            ADIOI_BBFS_Error_text(err, 0, le->msg, sizeof(le->msg));
         return LOGFS_EIO;
     }
     bf->unpublished = 0;
     return LOGFS_OK;
 }
 
-/* Make the logs' files of a private session, and so its manifest. */
+/* Make the logs' files of a private session, and so its manifest (or
+ * this process's of a lazy one, and so the manifest if nobody made it). */
 static int publish(ADIOI_BBFS_File * bf, const char *myname)
 {
     struct logfs_error le;
     int rc;
 
-    if (!bf->unpublished || !bf->writer)
+    if ((!bf->unpublished && !bf->manifest_lazy) || !bf->writer)
         return MPI_SUCCESS;
     if ((rc = logfs_writer_create_files(bf->writer, &le)) == LOGFS_OK)
         return MPI_SUCCESS;

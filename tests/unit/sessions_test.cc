@@ -246,3 +246,30 @@ TEST_F(Sessions, ListingExceptOneLeavesOnlyThatOneOut)
     logfs_session_remove(&a);
     logfs_session_remove(&b);
 }
+
+// A lazy session's manifest is made by whichever of its processes first
+// makes log files; the others find it made and hold it too.  The session
+// stays live while any of them holds it, and nobody can claim it meanwhile.
+TEST_F(Sessions, TheProcessesOfOneSessionShareItsLiveLock)
+{
+    logfs_session a{-1, nullptr}, b{-1, nullptr}, c{-1, nullptr}, claim{-1, nullptr};
+    Create(7, &a);
+    const std::string text = "bbfs-manifest 2\n";
+    EXPECT_EQ(LOGFS_EEXIST,
+              logfs_session_create(File().c_str(), 7, text.data(), text.size(), 0, &c, &err));
+    EXPECT_EQ(nullptr, c.path);
+    ASSERT_EQ(LOGFS_OK, logfs_session_join(File().c_str(), 7, &b, &err)) << err.msg;
+    EXPECT_STREQ(a.path, b.path);
+    logfs_session_release(&a);          // the maker is done; the joiner holds it
+    auto l = List();
+    ASSERT_EQ(1u, l.size());
+    EXPECT_TRUE(l[0].live);
+    EXPECT_EQ(LOGFS_EBUSY, logfs_session_claim(l[0].path, &claim, &err));
+    logfs_session_release(&b);
+    EXPECT_FALSE(List()[0].live);
+    ASSERT_EQ(LOGFS_OK, logfs_session_claim(l[0].path, &claim, &err)) << err.msg;
+    // claimed: a late joiner finds it no longer live, and says so
+    EXPECT_EQ(LOGFS_EBUSY, logfs_session_join(File().c_str(), 7, &c, &err));
+    logfs_session_remove(&claim);
+    EXPECT_EQ(LOGFS_ENOENT, logfs_session_join(File().c_str(), 7, &c, &err));
+}
