@@ -237,6 +237,21 @@ int bbs_enc_remove(struct bbs_buf *b, uint64_t id, const uint8_t *token, const c
     return done(b);
 }
 
+int bbs_enc_drain(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file)
+{
+    put_request(b, BBS_DRAIN, id, token);
+    put_str(b, file);
+    return done(b);
+}
+
+int bbs_rep_drain(struct bbs_buf *b, uint64_t bytes, uint64_t epochs, uint64_t writes)
+{
+    put64(b, bytes);
+    put64(b, epochs);
+    put64(b, writes);
+    return done(b);
+}
+
 int bbs_rep_begin(struct bbs_buf *b, uint16_t op, uint64_t id, uint16_t status,
                   const char *msg)
 {
@@ -448,7 +463,7 @@ static uint64_t check_extent(struct cursor *c, const struct bbs_extent *e, uint3
 const char *bbs_op_name(int op)
 {
     static const char *const names[] = { "?", "ping", "attach", "query", "detach", "stat",
-        "replayed", "read", "export", "remove"
+        "replayed", "read", "export", "remove", "drain"
     };
     return op > 0 && op < BBS_NUM_OPS ? names[op] : "?";
 }
@@ -594,6 +609,9 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
     case BBS_REMOVE:
         r->path = get_str(&c, "the metalog path", BBS_MAX_PATH, 0);
         break;
+    case BBS_DRAIN:
+        r->file = get_str(&c, "the file name", BBS_MAX_PATH, 0);
+        break;
     }
     check_end(&c);
     if (c.failed) {
@@ -703,6 +721,11 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
             fail(&c, "%llu bytes of a %llu-byte metalog, over the limit",
                  (unsigned long long) r->len, (unsigned long long) r->total);
         r->data = take(&c, (size_t) r->len, "the data");
+        break;
+    case BBS_DRAIN:
+        r->drained = get64(&c, "the bytes drained");
+        r->epochs = get64(&c, "the epochs");
+        r->writes = get64(&c, "the writes");
         break;
     default:
         break;

@@ -30,7 +30,9 @@ extern "C" {
 #define BBS_VERSION 4       /* 2: query replies carry strided records;
                              * 3: REPLAYED names the sessions replayed;
                              * 4: the clock (ATTACH, every reply), the
-                             *    server's incarnation (every reply) */
+                             *    server's incarnation (every reply);
+                             * DRAIN came later, without a new version: a
+                             * server before it answers BBS_EMSG */
 #define BBS_ATTACH_SINCE 1  /* the oldest version whose ATTACH this one reads (upgraded) */
 #define BBS_TOKEN_LEN 32
 /* Limits a server enforces on one message (a client splits above them). */
@@ -55,7 +57,8 @@ extern "C" {
     X(BBS_EIO,      "I/O error reading a log on the server's node")           \
     X(BBS_ELIMIT,   "the request exceeds a limit of the server")              \
     X(BBS_EPERM,    "the path is not a log in the server's log directories")  \
-    X(BBS_ESHORT,   "the log is shorter than the bytes asked for")
+    X(BBS_ESHORT,   "the log is shorter than the bytes asked for")                \
+    X(BBS_EBUSY,    "a handle of the file is open: its close replays the logs")
 
 enum bbs_status {
 #define BBS_X_ENUM(name, desc) name,
@@ -80,6 +83,7 @@ enum bbs_op {
     BBS_READ,       /* bytes of a datalog on the server's node */
     BBS_EXPORT,     /* a metalog's sealed part, for a replay on other nodes */
     BBS_REMOVE,     /* remove a replayed (or deleted) writer's log files */
+    BBS_DRAIN,      /* a file's pending logs into it, by the server (logfs_drain_file) */
     BBS_NUM_OPS
 };
 
@@ -118,7 +122,7 @@ struct bbs_request {
     uint16_t op;
     uint64_t id;
     uint8_t token[BBS_TOKEN_LEN];
-    const char *file;           /* ATTACH QUERY DETACH STAT REPLAYED */
+    const char *file;           /* ATTACH QUERY DETACH STAT REPLAYED DRAIN */
     struct bbs_writer writer;   /* ATTACH DETACH */
     uint64_t start, end;        /* QUERY DETACH; READ: offset, offset + length */
     uint64_t size;              /* ATTACH: the file is at least this long (set_size) */
@@ -161,6 +165,8 @@ struct bbs_reply {
     uint64_t len;
     uint64_t total;             /* EXPORT: bytes of the sealed part */
     const char *warning;        /* EXPORT with salvage: what was lost ("" if nothing) */
+    /* DRAIN: logged bytes applied, epochs, writes on the file */
+    uint64_t drained, epochs, writes;
 };
 
 /* Counters of what a server was asked, told by PING (tests assert on
@@ -203,6 +209,8 @@ int bbs_enc_read(struct bbs_buf *b, uint64_t id, const uint8_t *token, const cha
 int bbs_enc_export(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *metalog,
                    int salvage);
 int bbs_enc_remove(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *metalog);
+/* DRAIN: the canonical file (an absolute POSIX path). */
+int bbs_enc_drain(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file);
 
 /* Replies.  bbs_rep_begin writes the header (and msg when status is not
  * OK); OK replies then append their body with the calls below. */
@@ -225,6 +233,8 @@ int bbs_rep_query_begin(struct bbs_buf *b, uint32_t nwriters);
 int bbs_rep_query_writer(struct bbs_buf *b, const struct bbs_writer *w);
 int bbs_rep_query_pieces(struct bbs_buf *b, const struct bbs_piece *p, uint32_t n,
                          uint64_t more, uint64_t size);
+/* DRAIN: what it did. */
+int bbs_rep_drain(struct bbs_buf *b, uint64_t bytes, uint64_t epochs, uint64_t writes);
 /* ATTACH, DETACH, REPLAYED, REMOVE: no body. */
 
 /* Decoding.  @return BBS_OK, or BBS_EMSG / BBS_EVERSION with why in err

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include "serve.h"
+#include "../logfs/drain.h"
 #include "../logfs/fault.h"
 #include "../logfs/reader.h"
 #include "../logfs/writer.h"
@@ -240,6 +241,32 @@ static int serve_replayed(struct bbs_ownmap *m, const struct bbs_request *r,
                          st == BBS_OK ? NULL : "replayed: the server ran out of memory");
 }
 
+/* A file's pending logs into it, here and now (logfs_drain_file): the
+ * server does the replay no process of the application takes part in.
+ * It reads only logs this node reaches, and writes the file with this
+ * server's rights: its user's, as the token says. */
+static int serve_drain(const struct bbs_serve_conf *conf, const struct bbs_request *r,
+                       struct bbs_buf *out)
+{
+    struct logfs_drain_stats st;
+    struct logfs_error le = { 0 };
+    char why[LOGFS_ERRMSG_MAX + 64];
+
+    if (!conf->may_drain)
+        return bbs_rep_begin(out, r->op, r->id, BBS_EPERM, "drain: this server does not drain");
+    if (r->file[0] != '/')
+        return bbs_rep_begin(out, r->op, r->id, BBS_EMSG, "drain: give the canonical file's "
+                             "absolute path");
+    int rc = logfs_drain_file(r->file, NULL, &st, &le);
+    if (rc != LOGFS_OK) {
+        snprintf(why, sizeof(why), "drain %s: %s", r->file, le.msg);
+        return bbs_rep_begin(out, r->op, r->id, rc == LOGFS_EBUSY ? BBS_EBUSY
+                             : rc == LOGFS_ENOMEM ? BBS_ENOMEM : BBS_EIO, why);
+    }
+    bbs_rep_begin(out, r->op, r->id, BBS_OK, NULL);
+    return bbs_rep_drain(out, st.bytes, st.epochs, st.writes);
+}
+
 static int serve_request(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
                          struct bbs_stats *stats, const void *msg, size_t len, struct bbs_buf *out)
 {
@@ -294,6 +321,8 @@ static int serve_request(struct bbs_ownmap *m, const struct bbs_serve_conf *conf
         return serve_export(conf, &r, out);
     case BBS_REMOVE:
         return serve_remove(conf, &r, out);
+    case BBS_DRAIN:
+        return serve_drain(conf, &r, out);
     }
     return bbs_rep_begin(out, r.op, r.id, BBS_EMSG, "unknown operation");
 }

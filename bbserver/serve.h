@@ -28,6 +28,9 @@ struct bbs_serve_conf {
      * NULL: the map bbs_serve is given. */
     uint64_t (*nfiles)(void *arg);
     void *nfiles_arg;
+    /* DRAIN writes the canonical files it names: the daemon's, not a
+     * fuzzer's or a unit test's (refused with BBS_EPERM without it). */
+    int may_drain;
 };
 
 /*

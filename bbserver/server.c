@@ -170,7 +170,8 @@ static int serve_here(struct server *s, struct worker *w, struct job *j)
     enum { SMALL = 64 * 1024 };
     uint16_t op = bbs_peek_op(j->in->buf, j->in->len);
     int idle;
-    if (op == BBS_READ || op == BBS_EXPORT || op == BBS_REMOVE || j->in->len > SMALL)
+    if (op == BBS_READ || op == BBS_EXPORT || op == BBS_REMOVE || op == BBS_DRAIN
+        || j->in->len > SMALL)
         return 0;
     pthread_mutex_lock(&w->q.lock);
     idle = !w->q.head && !w->busy;
@@ -492,6 +493,7 @@ int bbs_server_run(const struct bbs_server_opts *o)
     s.conf.logdirs = o->logdirs;
     s.conf.nlogdirs = (size_t) o->nlogdirs;
     s.conf.pid = (uint32_t) getpid();
+    s.conf.may_drain = 1;
     s.conf.nfiles = files_held_cb;
     s.conf.nfiles_arg = &s;
     queue_init(&s.done);

@@ -8,7 +8,7 @@ LOGFS_HDRS = \
 	%reldir%/index.h %reldir%/datalog.h %reldir%/writer.h %reldir%/reader.h \
 	%reldir%/seal.h %reldir%/planner.h %reldir%/plan_internal.h %reldir%/manifest.h \
 	%reldir%/sessions.h %reldir%/fault.h %reldir%/frame.h %reldir%/writer_internal.h \
-	%reldir%/summary.h
+	%reldir%/summary.h %reldir%/drain.h
 LOGFS_SRCS = \
 	%reldir%/errors.c \
 	%reldir%/fsutil.c \
@@ -32,6 +32,8 @@ LOGFS_SRCS = \
 	%reldir%/plan_compact.c \
 	%reldir%/plan_sessions.c \
 	%reldir%/plan_domain.c \
+	%reldir%/drain.c \
+	%reldir%/drain_file.c \
 	%reldir%/manifest.c \
 	%reldir%/sessions.c \
 	%reldir%/fault.c

@@ -257,6 +257,8 @@ check_PROGRAMS += tools/bbfs-replay
 
 TESTS += %reldir%/replay-tool.sh
 EXTRA_DIST += %reldir%/replay-tool.sh
+TESTS += %reldir%/server-drain.sh
+EXTRA_DIST += %reldir%/server-drain.sh
 
 check_PROGRAMS += %reldir%/t_twojobs
 %canon_reldir%_t_twojobs_CPPFLAGS = $(MPI_CPPFLAGS)

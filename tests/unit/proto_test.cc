@@ -478,3 +478,28 @@ TEST(Proto, EveryStatusHasADescription)
 }
 
 } // namespace
+
+// DRAIN: the file in, what the server did out.
+TEST(Proto, DrainNamesTheFileAndItsReplyWhatWasDone)
+{
+    Buf b;
+    bbs_request r;
+    ASSERT_EQ(0, bbs_enc_drain(&b.b, 4, kToken, "/pfs/ckpt.dat"));
+    auto m = b.bytes();
+    ASSERT_EQ(BBS_OK, DecodeRequest(m, &r));
+    EXPECT_EQ(BBS_DRAIN, r.op);
+    EXPECT_STREQ("/pfs/ckpt.dat", r.file);
+    EXPECT_STREQ("drain", bbs_op_name(BBS_DRAIN));
+    Buf rb;
+    bbs_reply rep;
+    ASSERT_EQ(0, bbs_rep_begin(&rb.b, BBS_DRAIN, 4, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_drain(&rb.b, 1 << 20, 3, 2));
+    auto rm = rb.bytes();
+    char err[256];
+    ASSERT_EQ(BBS_OK, bbs_dec_reply(rm.data(), rm.size(), &rep, err, sizeof(err))) << err;
+    EXPECT_EQ(1u << 20, rep.drained);
+    EXPECT_EQ(3u, rep.epochs);
+    EXPECT_EQ(2u, rep.writes);
+    rm.pop_back(); // (a reply cut short)
+    EXPECT_EQ(BBS_EMSG, bbs_dec_reply(rm.data(), rm.size(), &rep, err, sizeof(err)));
+}

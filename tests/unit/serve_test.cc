@@ -282,3 +282,22 @@ TEST_F(Serve, RepliesCarryAClockNeverBehindOneAWriterAttachedWith)
 }
 
 } // namespace
+
+namespace {
+// DRAIN writes the files it names: only a server that may (the daemon)
+// does; a relative path is refused before anything is looked at.
+TEST_F(Serve, ADrainNeedsAServerThatDrainsAndAnAbsolutePath)
+{
+    ASSERT_EQ(0, bbs_enc_drain(&req, 3, token, elsewhere.file("f").c_str()));
+    EXPECT_EQ(BBS_EPERM, Run());
+    EXPECT_NE(nullptr, strstr(r.msg, "does not drain")) << r.msg;
+    conf.may_drain = 1;
+    ASSERT_EQ(0, bbs_enc_drain(&req, 4, token, "f"));
+    EXPECT_EQ(BBS_EMSG, Run());
+    EXPECT_NE(nullptr, strstr(r.msg, "absolute")) << r.msg;
+    ASSERT_EQ(0, bbs_enc_drain(&req, 5, token, elsewhere.file("f").c_str()));
+    EXPECT_EQ(BBS_OK, Run()); // (nothing pending)
+    EXPECT_EQ(0u, r.epochs);
+    EXPECT_EQ(3u, stats.requests[BBS_DRAIN]); // (refusals after the token are counted as asked)
+}
+} // namespace

@@ -1,0 +1,226 @@
+/* A replay plan applied with POSIX calls by one process (drain.h). */
+#include "drain.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "planner.h"
+#include "reader.h"
+
+#define DEFAULT_WINDOW ((uint64_t)16 << 20)
+#define DEFAULT_GAP ((uint64_t)64 << 10)
+
+/* One block of a run, staged: its file offset, and where its bytes are in
+ * the stage (which moves as it grows). */
+struct piece {
+    uint64_t offset;
+    uint64_t length;
+    size_t at;
+};
+
+struct domain {
+    const struct logfs_plan *plan;
+    struct logfs_datalog_reader **readers; /* by writer, opened at first use */
+    unsigned char *stage;                  /* the runs' bytes, as read */
+    size_t staged, stage_cap;
+    struct piece *pieces;
+    size_t npieces, pieces_cap;
+    int rc;
+    struct logfs_error *err;
+};
+
+static int reader_of(struct domain *d, uint32_t w, struct logfs_datalog_reader **out)
+{
+    if (!d->readers[w]) {
+        const char *path = logfs_plan_datalog(d->plan, w);
+        if (!path)
+            return logfs_fail(d->err, LOGFS_EINVAL, 0, "writer %u has bytes in the plan and no "
+                              "datalog", w);
+        int rc = logfs_datalog_reader_open(path, &d->readers[w], d->err);
+        if (rc)
+            return rc;
+    }
+    *out = d->readers[w];
+    return LOGFS_OK;
+}
+
+/* A run's bytes, read with one pread, become its blocks' pieces. */
+static int take_run(void *arg, const struct logfs_replay_run *r)
+{
+    struct domain *d = arg;
+    struct logfs_datalog_reader *dr;
+    uint64_t bytes = r->count * r->blocklen;
+    int rc = reader_of(d, r->writer, &dr);
+
+    if (rc)
+        return rc;
+    unsigned char *s = logfs_grow(d->stage, &d->stage_cap, d->staged + bytes, 1, 1 << 20);
+    struct piece *p = logfs_grow(d->pieces, &d->pieces_cap, d->npieces + r->count,
+                                 sizeof(*p), 1024);
+    if (s)
+        d->stage = s;
+    if (p)
+        d->pieces = p;
+    if (!s || !p)
+        return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory to stage %llu bytes of a drain",
+                          (unsigned long long)bytes);
+    if ((rc = logfs_datalog_reader_pread(dr, r->dlog_off, d->stage + d->staged, bytes, d->err)))
+        return rc;
+    for (uint64_t i = 0; i < r->count; i++) {
+        struct piece *q = &d->pieces[d->npieces++];
+        q->offset = r->offset + i * r->stride;
+        q->length = r->blocklen;
+        q->at = d->staged + (size_t)(i * r->blocklen);
+    }
+    d->staged += bytes;
+    return LOGFS_OK;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    const struct piece *x = a, *y = b;
+    return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Write the sorted pieces [first, last) as one span: the gaps between them
+ * read from the file first (bytes past its end read as zeros, as a hole
+ * there would), then each piece over them, then one pwrite. */
+static int write_span(struct domain *d, int fd, size_t first, size_t last, unsigned char **buf,
+                      size_t *cap, struct logfs_drain_stats *st)
+{
+    const struct piece *p = d->pieces;
+    uint64_t lo = p[first].offset, hi = p[last - 1].offset + p[last - 1].length;
+    size_t len = (size_t)(hi - lo);
+    const unsigned char *out = d->stage + p[first].at;
+
+    if (last - first > 1) {
+        unsigned char *b = logfs_grow(*buf, cap, len, 1, 1 << 20);
+        if (!b)
+            return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory for a drain's span of %zu "
+                              "bytes", len);
+        *buf = b;
+        uint64_t covered = 0;
+        for (size_t i = first; i < last; i++)
+            covered += p[i].length;
+        if (covered < len) {
+            ssize_t got;
+            size_t at = 0;
+            while (at < len && ((got = pread(fd, b + at, len - at, (off_t)(lo + at))) > 0
+                                || (got < 0 && errno == EINTR)))
+                at += got > 0 ? (size_t)got : 0;
+            if (at < len && got < 0)
+                return logfs_fail(d->err, logfs_status_from_errno(errno), errno,
+                                  "cannot read the file to fill a drain's gaps: %s",
+                                  strerror(errno));
+            memset(b + at, 0, len - at);
+            st->gap_bytes += len - covered;
+        }
+        for (size_t i = first; i < last; i++)
+            memcpy(b + (p[i].offset - lo), d->stage + p[i].at, (size_t)p[i].length);
+        out = b;
+    }
+    int e = logfs_pwrite_full("drain-write", fd, out, len, lo);
+    if (e)
+        return logfs_fail(d->err, logfs_status_from_errno(e), e, "cannot write the file: %s",
+                          strerror(e));
+    st->writes++;
+    return LOGFS_OK;
+}
+
+/* The staged pieces into the file, in file order, in as few writes as the
+ * gaps allow. */
+static int write_domain(struct domain *d, int fd, const struct logfs_drain_opts *o,
+                        struct logfs_drain_stats *st, unsigned char **buf, size_t *cap)
+{
+    qsort(d->pieces, d->npieces, sizeof(*d->pieces), by_offset);
+    size_t first = 0;
+    for (size_t i = 1; i <= d->npieces; i++) {
+        if (i < d->npieces) {
+            uint64_t end = d->pieces[i - 1].offset + d->pieces[i - 1].length;
+            uint64_t gap = d->pieces[i].offset - end;
+            uint64_t span = d->pieces[i].offset + d->pieces[i].length - d->pieces[first].offset;
+            /* (a span no larger than the window plus what the gaps add) */
+            if (gap == 0 || (!o->no_gaps && gap <= o->max_gap && span <= 2 * o->window))
+                continue;
+        }
+        int rc = write_span(d, fd, first, i, buf, cap, st);
+        if (rc)
+            return rc;
+        first = i;
+    }
+    return LOGFS_OK;
+}
+
+static int resize(int fd, uint64_t to, int grow_only, struct logfs_error *err)
+{
+    struct stat sb;
+    if (grow_only && (fstat(fd, &sb) < 0 || (uint64_t)sb.st_size >= to))
+        return LOGFS_OK;
+    if (ftruncate(fd, (off_t)to) < 0)
+        return logfs_fail(err, logfs_status_from_errno(errno), errno, "cannot set the file's "
+                          "size to %llu: %s", (unsigned long long)to, strerror(errno));
+    return LOGFS_OK;
+}
+
+int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opts *opts,
+                struct logfs_drain_stats *stats, struct logfs_error *err)
+{
+    struct logfs_drain_opts o = opts ? *opts : (struct logfs_drain_opts){0};
+    struct logfs_drain_stats st = {0};
+    struct domain d = {0};
+    unsigned char *buf = NULL;
+    size_t cap = 0;
+    uint64_t total = 0, nep = logfs_plan_nepochs(p);
+    int rc = LOGFS_OK;
+
+    if (!o.window)
+        o.window = DEFAULT_WINDOW;
+    if (!o.max_gap)
+        o.max_gap = DEFAULT_GAP;
+    for (uint64_t e = 0; e < nep; e++)
+        total += logfs_plan_epoch_bytes(p, e);
+    d.plan = p;
+    d.err = err;
+    d.readers = calloc(logfs_plan_nwriters(p) ? logfs_plan_nwriters(p) : 1, sizeof(*d.readers));
+    if (!d.readers)
+        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to drain");
+    for (uint64_t e = 0; e < nep && !rc; e++) {
+        struct logfs_resize rs;
+        uint64_t bytes = logfs_plan_epoch_bytes(p, e);
+        uint32_t m = (uint32_t)((bytes + o.window - 1) / o.window);
+        if ((rc = logfs_plan_resize(p, e, &rs)))
+            break;
+        if (rs.present && (rc = resize(fd, rs.truncate_to, 0, err)))
+            break;
+        for (uint32_t r = 0; r < m && !rc; r++) {
+            uint64_t lo, hi;
+            d.staged = d.npieces = 0;
+            rc = logfs_plan_domain_runs(p, e, r, m, &lo, &hi, take_run, &d);
+            if (!rc)
+                rc = write_domain(&d, fd, &o, &st, &buf, &cap);
+            st.bytes += d.staged;
+            if (!rc && o.progress)
+                rc = o.progress(o.arg, st.bytes, total);
+        }
+        /* (never shortens: pieces written after the SETSIZE stand) */
+        if (!rc && rs.present)
+            rc = resize(fd, rs.extend_to, 1, err);
+        st.epochs += !rc;
+    }
+    if (!rc && o.durable && fsync(fd) < 0)
+        rc = logfs_fail(err, logfs_status_from_errno(errno), errno, "cannot make the file "
+                        "durable (fsync): %s", strerror(errno));
+    for (uint32_t w = 0; w < logfs_plan_nwriters(p); w++)
+        logfs_datalog_reader_close(d.readers[w]);
+    free(d.readers);
+    free(d.stage);
+    free(d.pieces);
+    free(buf);
+    if (stats)
+        *stats = st;
+    return rc;
+}

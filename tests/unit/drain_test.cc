@@ -1,0 +1,306 @@
+// A replay plan applied with POSIX calls by one process (logfs/drain.h):
+// the file equals the plan applied piece by piece (ApplyPlan), whatever the
+// window and gaps, and small interleaved pieces become few writes.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <random>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "drain.h"
+#include "helpers.h"
+#include "manifest.h"
+#include "sessions.h"
+#include "writers_fixture.h"
+
+class Drain : public LogWriters {
+  protected:
+    // The built plan drained into dir/name, which starts as @p before.
+    std::vector<uint8_t> Drained(const logfs_drain_opts &o, const std::vector<uint8_t> &before = {},
+                                 const std::string &name = "drained")
+    {
+        WriteFile(dir.file(name), before);
+        int fd = open(dir.file(name).c_str(), O_RDWR);
+        EXPECT_GE(fd, 0);
+        EXPECT_EQ(LOGFS_OK, logfs_drain(plan, fd, &o, &st, &err)) << err.msg;
+        close(fd);
+        return ReadFile(dir.file(name));
+    }
+    // The plan applied piece by piece into a file that starts as @p before.
+    std::vector<uint8_t> Applied(const std::vector<uint8_t> &before = {})
+    {
+        WriteFile(dir.file("applied"), before);
+        EXPECT_EQ(LOGFS_OK, ApplyPlan(plan, dir.file("applied"), 1));
+        return ReadFile(dir.file("applied"));
+    }
+    logfs_drain_stats st{};
+};
+
+// IOR -c -t 8 on 4 processes: every 8-byte block another writer's.  The
+// drain writes the epoch in one call; piece by piece it took 16384.
+TEST_F(Drain, InterleavedSmallPiecesBecomeOneWrite)
+{
+    Writers(4);
+    for (uint64_t i = 0; i < 4096; i++)
+        for (uint32_t r = 0; r < 4; r++)
+            Write(r, (i * 4 + r) * 8, 8, 1);
+    CloseAll();
+    Build();
+    logfs_drain_opts o{};
+    auto got = Drained(o);
+    EXPECT_EQ(model, got);
+    EXPECT_EQ(Applied(), got);
+    EXPECT_EQ(1u, st.writes);
+    EXPECT_EQ(4096u * 4 * 8, st.bytes);
+    EXPECT_EQ(0u, st.gap_bytes);
+}
+
+// Pieces with holes between them: the holes keep the file's bytes (read
+// and written back with their neighbours), past its end they read as
+// zeros; without gap filling, every hole splits a write.
+TEST_F(Drain, GapsKeepTheFilesOwnBytes)
+{
+    Writers(2);
+    for (uint64_t i = 0; i < 100; i++)
+        Write(i % 2, i * 100, 10, 2);
+    CloseAll();
+    Build();
+    auto before = Pattern(5000, 9); // the file ends inside the pieces' span
+    logfs_drain_opts o{};
+    auto got = Drained(o, before);
+    EXPECT_EQ(Applied(before), got);
+    EXPECT_EQ(1u, st.writes);
+    EXPECT_EQ(9910u - 1000u, st.gap_bytes);
+    o.no_gaps = 1;
+    EXPECT_EQ(got, Drained(o, before, "split"));
+    EXPECT_EQ(100u, st.writes);
+    EXPECT_EQ(0u, st.gap_bytes);
+    o.no_gaps = 0;
+    o.max_gap = 89; // (the holes are 90 bytes)
+    EXPECT_EQ(got, Drained(o, before, "apart"));
+    EXPECT_EQ(100u, st.writes);
+}
+
+// Epochs in order, a shrinking and a growing SETSIZE, overlaps decided by
+// the plan: windows of a few bytes (many domains per epoch) give the file
+// that one domain gives, and the plan applied piece by piece.
+TEST_F(Drain, AnyWindowGivesThePlansFile)
+{
+    std::mt19937 g(5);
+    Writers(3);
+    for (int epoch = 0; epoch < 4; epoch++) {
+        for (int k = 0; k < 60; k++) {
+            uint32_t r = g() % 3;
+            Write(r, g() % 3000, 1 + g() % 97, epoch, false);
+        }
+        if (epoch == 1)
+            for (auto *w : ws)
+                ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 1500, &err)) << err.msg;
+        if (epoch == 2)
+            for (auto *w : ws)
+                ASSERT_EQ(LOGFS_OK, logfs_writer_set_size(w, 4000, &err)) << err.msg;
+        for (auto *w : ws)
+            ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    }
+    CloseAll();
+    Build();
+    auto before = Pattern(6000, 3);
+    auto want = Applied(before);
+    for (uint64_t window : {1ull, 7ull, 64ull, 1000ull, 0ull})
+        for (uint64_t gap : {1ull, 50ull, 0ull}) {
+            logfs_drain_opts o{};
+            o.window = window;
+            o.max_gap = gap;
+            EXPECT_EQ(want, Drained(o, before)) << "window " << window << ", gap " << gap;
+            EXPECT_EQ(5u, st.epochs); // (4 syncs and the close)
+        }
+}
+
+static int stop_at_half(void *arg, uint64_t done, uint64_t total)
+{
+    auto *calls = static_cast<int *>(arg);
+    ++*calls;
+    return done * 2 >= total ? LOGFS_EBUSY : 0;
+}
+
+// The progress callback sees every domain, and stops the drain with its code.
+TEST_F(Drain, ProgressIsToldAndMayStopIt)
+{
+    Writers(1);
+    Write(0, 0, 4000, 1);
+    CloseAll();
+    Build();
+    int calls = 0;
+    logfs_drain_opts o{};
+    o.window = 1000;
+    o.progress = stop_at_half;
+    o.arg = &calls;
+    WriteFile(dir.file("f"), {});
+    int fd = open(dir.file("f").c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(LOGFS_EBUSY, logfs_drain(plan, fd, &o, &st, &err));
+    close(fd);
+    EXPECT_EQ(2, calls);
+    EXPECT_EQ(2000u, st.bytes);
+}
+
+// A datalog shorter than its metalog says (lost with a crash) is an error
+// that names it, not a file with holes.
+TEST_F(Drain, AShortDatalogIsAnError)
+{
+    Writers(1);
+    Write(0, 0, 4000, 1);
+    CloseAll();
+    Build();
+    ASSERT_EQ(0, truncate(dir.file("w0.datalog").c_str(), 100));
+    WriteFile(dir.file("f"), {});
+    int fd = open(dir.file("f").c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    logfs_drain_opts o{};
+    EXPECT_EQ(LOGFS_ESHORT, logfs_drain(plan, fd, &o, &st, &err));
+    close(fd);
+    EXPECT_NE(nullptr, strstr(err.msg, "w0.datalog")) << err.msg;
+}
+
+// A file's pending sessions drained by one process (logfs_drain_file).
+class DrainFile : public Drain {
+  protected:
+    std::string File() { return dir.file("data"); }
+    // The writers' logs as a pending session of File() (their manifest,
+    // released: no handle holds it).
+    void Pending(uint64_t file_id, uint32_t n, uint64_t epochs, bool replayed = false)
+    {
+        logfs_manifest m{};
+        ASSERT_EQ(LOGFS_OK, logfs_manifest_init(&m, file_id, n));
+        for (uint32_t r = 0; r < n; r++) {
+            ASSERT_EQ(LOGFS_OK, logfs_manifest_set(&m, r, "node0", metas[r].c_str()));
+            m.w[r].epochs = epochs;
+        }
+        m.replayed = replayed;
+        char *text;
+        size_t len;
+        ASSERT_EQ(LOGFS_OK, logfs_manifest_format(&m, &text, &len));
+        logfs_session s{-1, nullptr};
+        ASSERT_EQ(LOGFS_OK, logfs_session_create(File().c_str(), file_id, text, len, 0, &s, &err))
+            << err.msg;
+        free(text);
+        logfs_session_release(&s);
+        logfs_manifest_free(&m);
+    }
+    size_t Manifests()
+    {
+        logfs_session_info *v;
+        size_t n;
+        EXPECT_EQ(LOGFS_OK, logfs_sessions_list(File().c_str(), &v, &n, &err));
+        logfs_sessions_free(v, n);
+        return n;
+    }
+    bool LogsLeft() { return access(metas[0].c_str(), F_OK) == 0; }
+};
+
+// 3 writers, 2 epochs: the file equals the plan applied piece by piece,
+// and the logs and the manifest are gone.
+TEST_F(DrainFile, APendingSessionBecomesTheFile)
+{
+    Writers(3, false, 77);
+    for (uint32_t r = 0; r < 3; r++)
+        Write(r, r * 1000, 600, 1);
+    for (auto *w : ws)
+        ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    Write(1, 300, 1000, 2);
+    CloseAll();
+    Pending(77, 3, 2);
+    Build();
+    auto before = Pattern(500, 4);
+    auto want = Applied(before);
+    WriteFile(File(), before);
+    ASSERT_EQ(LOGFS_OK, logfs_drain_file(File().c_str(), nullptr, &st, &err)) << err.msg;
+    EXPECT_EQ(want, ReadFile(File()));
+    EXPECT_EQ(2u, st.epochs);
+    EXPECT_EQ(0u, Manifests());
+    EXPECT_FALSE(LogsLeft());
+    EXPECT_NE(0, access(dir.file(".data.bbfs").c_str(), F_OK)); // (the directory too)
+    // nothing pending: nothing done
+    ASSERT_EQ(LOGFS_OK, logfs_drain_file(File().c_str(), nullptr, &st, &err)) << err.msg;
+    EXPECT_EQ(0u, st.epochs);
+}
+
+// A handle of the file is open (its session live): the drain touches
+// nothing, and says why.
+TEST_F(DrainFile, ALiveSessionIsLeftToItsHandle)
+{
+    Writers(1, false, 5);
+    Write(0, 0, 100, 1);
+    CloseAll();
+    Pending(5, 1, 1);
+    logfs_session live{-1, nullptr};
+    const std::string text = "bbfs-manifest 2\n";
+    ASSERT_EQ(LOGFS_OK, logfs_session_create(File().c_str(), 6, text.data(), text.size(), 0,
+                                             &live, &err));
+    WriteFile(File(), {});
+    EXPECT_EQ(LOGFS_EBUSY, logfs_drain_file(File().c_str(), nullptr, &st, &err));
+    EXPECT_NE(nullptr, strstr(err.msg, "is open")) << err.msg;
+    EXPECT_EQ(2u, Manifests());
+    EXPECT_TRUE(LogsLeft());
+    EXPECT_EQ(0u, ReadFile(File()).size());
+    logfs_session_remove(&live);
+}
+
+static int stop_after_one(void *, uint64_t, uint64_t) { return LOGFS_EIO; }
+
+// Stopped in the middle (a server killed), the sessions stay pending with
+// their logs, and the next drain gives the same file.
+TEST_F(DrainFile, AStoppedDrainRunsAgainToTheSameFile)
+{
+    Writers(2, false, 9);
+    for (uint64_t i = 0; i < 200; i++)
+        Write(i % 2, i * 10, 10, 3);
+    CloseAll();
+    Pending(9, 2, 1);
+    Build();
+    auto want = Applied();
+    WriteFile(File(), {});
+    logfs_drain_opts o{};
+    o.window = 100;
+    o.progress = stop_after_one;
+    EXPECT_EQ(LOGFS_EIO, logfs_drain_file(File().c_str(), &o, &st, &err));
+    EXPECT_EQ(1u, Manifests());
+    EXPECT_TRUE(LogsLeft());
+    EXPECT_NE(want, ReadFile(File())); // (part of it only)
+    ASSERT_EQ(LOGFS_OK, logfs_drain_file(File().c_str(), nullptr, &st, &err)) << err.msg;
+    EXPECT_EQ(want, ReadFile(File()));
+    EXPECT_EQ(0u, Manifests());
+}
+
+// A log that seals fewer epochs than its manifest promises: synced data
+// is missing, the drain refuses and keeps everything.
+TEST_F(DrainFile, ALogShortOfItsPromiseIsRefused)
+{
+    Writers(1, false, 11);
+    Write(0, 0, 100, 1);
+    CloseAll();
+    Pending(11, 1, 3);
+    WriteFile(File(), {});
+    EXPECT_EQ(LOGFS_ELOST, logfs_drain_file(File().c_str(), nullptr, &st, &err));
+    EXPECT_EQ(1u, Manifests());
+    EXPECT_TRUE(LogsLeft());
+}
+
+// A session marked replayed (a replay killed while it cleaned up) is in
+// the file already: its leftovers go, the file is not written again.
+TEST_F(DrainFile, AReplayedSessionOnlyLosesItsLeftovers)
+{
+    Writers(1, false, 13);
+    Write(0, 0, 100, 1);
+    CloseAll();
+    Pending(13, 1, 1, true);
+    auto before = Pattern(50, 8);
+    WriteFile(File(), before);
+    ASSERT_EQ(LOGFS_OK, logfs_drain_file(File().c_str(), nullptr, &st, &err)) << err.msg;
+    EXPECT_EQ(before, ReadFile(File()));
+    EXPECT_EQ(0u, Manifests());
+    EXPECT_FALSE(LogsLeft());
+}
