@@ -52,7 +52,7 @@ static int reader_of(struct domain *d, uint32_t w, struct logfs_datalog_reader *
 static int take_run(void *arg, const struct logfs_replay_run *r)
 {
     struct domain *d = arg;
-    struct logfs_datalog_reader *dr;
+    struct logfs_datalog_reader *dr = NULL;
     uint64_t bytes = r->count * r->blocklen;
     int rc = reader_of(d, r->writer, &dr);
 
@@ -131,11 +131,38 @@ static int write_span(struct domain *d, int fd, size_t first, size_t last, unsig
     return LOGFS_OK;
 }
 
+/* A domain whose pieces cover [lo, hi) whole (a dense pattern, as an
+ * interleaved file's): each piece goes straight to its place in one
+ * buffer, with no sort, and the buffer is one write. */
+static int write_covered(struct domain *d, int fd, uint64_t lo, uint64_t hi,
+                         struct logfs_drain_stats *st, unsigned char **buf, size_t *cap)
+{
+    size_t len = (size_t)(hi - lo);
+    unsigned char *b = logfs_grow(*buf, cap, len, 1, 1 << 20);
+    if (!b)
+        return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory for a drain's span of %zu bytes",
+                          len);
+    *buf = b;
+    for (size_t i = 0; i < d->npieces; i++)
+        memcpy(b + (d->pieces[i].offset - lo), d->stage + d->pieces[i].at,
+               (size_t)d->pieces[i].length);
+    int e = logfs_pwrite_full("drain-write", fd, b, len, lo);
+    if (e)
+        return logfs_fail(d->err, logfs_status_from_errno(e), e, "cannot write the file: %s",
+                          strerror(e));
+    st->writes++;
+    return LOGFS_OK;
+}
+
 /* The staged pieces into the file, in file order, in as few writes as the
  * gaps allow. */
 static int write_domain(struct domain *d, int fd, const struct logfs_drain_opts *o,
-                        struct logfs_drain_stats *st, unsigned char **buf, size_t *cap)
+                        uint64_t lo, uint64_t hi, struct logfs_drain_stats *st,
+                        unsigned char **buf, size_t *cap)
 {
+    /* (runs never share a byte: as many bytes as the domain spans cover it) */
+    if (d->npieces && hi - lo == d->staged && hi - lo <= 2 * o->window)
+        return write_covered(d, fd, lo, hi, st, buf, cap);
     qsort(d->pieces, d->npieces, sizeof(*d->pieces), by_offset);
     size_t first = 0;
     for (size_t i = 1; i <= d->npieces; i++) {
@@ -201,7 +228,7 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
             d.staged = d.npieces = 0;
             rc = logfs_plan_domain_runs(p, e, r, m, &lo, &hi, take_run, &d);
             if (!rc)
-                rc = write_domain(&d, fd, &o, &st, &buf, &cap);
+                rc = write_domain(&d, fd, &o, lo, hi, &st, &buf, &cap);
             st.bytes += d.staged;
             if (!rc && o.progress)
                 rc = o.progress(o.arg, st.bytes, total);
