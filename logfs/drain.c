@@ -29,7 +29,6 @@ struct domain {
     size_t staged, stage_cap;
     struct piece *pieces;
     size_t npieces, pieces_cap;
-    int rc;
     struct logfs_error *err;
 };
 
@@ -86,14 +85,14 @@ static int by_offset(const void *a, const void *b)
     return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-/* Write the sorted pieces [first, last) as one span: the gaps between them
- * read from the file first (bytes past its end read as zeros, as a hole
- * there would), then each piece over them, then one pwrite. */
-static int write_span(struct domain *d, int fd, size_t first, size_t last, unsigned char **buf,
-                      size_t *cap, struct logfs_drain_stats *st)
+/* Write pieces [first, last), all within [lo, hi), as one span: the gaps
+ * between them read from the file first (bytes past its end read as zeros,
+ * as a hole there would), then each piece over them (in any order), then
+ * one pwrite. */
+static int write_span(struct domain *d, int fd, size_t first, size_t last, uint64_t lo,
+                      uint64_t hi, unsigned char **buf, size_t *cap, struct logfs_drain_stats *st)
 {
     const struct piece *p = d->pieces;
-    uint64_t lo = p[first].offset, hi = p[last - 1].offset + p[last - 1].length;
     size_t len = (size_t)(hi - lo);
     const unsigned char *out = d->stage + p[first].at;
 
@@ -131,38 +130,17 @@ static int write_span(struct domain *d, int fd, size_t first, size_t last, unsig
     return LOGFS_OK;
 }
 
-/* A domain whose pieces cover [lo, hi) whole (a dense pattern, as an
- * interleaved file's): each piece goes straight to its place in one
- * buffer, with no sort, and the buffer is one write. */
-static int write_covered(struct domain *d, int fd, uint64_t lo, uint64_t hi,
-                         struct logfs_drain_stats *st, unsigned char **buf, size_t *cap)
-{
-    size_t len = (size_t)(hi - lo);
-    unsigned char *b = logfs_grow(*buf, cap, len, 1, 1 << 20);
-    if (!b)
-        return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory for a drain's span of %zu bytes",
-                          len);
-    *buf = b;
-    for (size_t i = 0; i < d->npieces; i++)
-        memcpy(b + (d->pieces[i].offset - lo), d->stage + d->pieces[i].at,
-               (size_t)d->pieces[i].length);
-    int e = logfs_pwrite_full("drain-write", fd, b, len, lo);
-    if (e)
-        return logfs_fail(d->err, logfs_status_from_errno(e), e, "cannot write the file: %s",
-                          strerror(e));
-    st->writes++;
-    return LOGFS_OK;
-}
-
 /* The staged pieces into the file, in file order, in as few writes as the
  * gaps allow. */
 static int write_domain(struct domain *d, int fd, const struct logfs_drain_opts *o,
                         uint64_t lo, uint64_t hi, struct logfs_drain_stats *st,
                         unsigned char **buf, size_t *cap)
 {
-    /* (runs never share a byte: as many bytes as the domain spans cover it) */
+    /* A domain its pieces cover whole (a dense pattern, as an interleaved
+     * file's: runs never share a byte, so as many bytes as it spans) is one
+     * span, its pieces put in place unsorted. */
     if (d->npieces && hi - lo == d->staged && hi - lo <= 2 * o->window)
-        return write_covered(d, fd, lo, hi, st, buf, cap);
+        return write_span(d, fd, 0, d->npieces, lo, hi, buf, cap, st);
     qsort(d->pieces, d->npieces, sizeof(*d->pieces), by_offset);
     size_t first = 0;
     for (size_t i = 1; i <= d->npieces; i++) {
@@ -174,7 +152,8 @@ static int write_domain(struct domain *d, int fd, const struct logfs_drain_opts 
             if (gap == 0 || (!o->no_gaps && gap <= o->max_gap && span <= 2 * o->window))
                 continue;
         }
-        int rc = write_span(d, fd, first, i, buf, cap, st);
+        int rc = write_span(d, fd, first, i, d->pieces[first].offset,
+                            d->pieces[i - 1].offset + d->pieces[i - 1].length, buf, cap, st);
         if (rc)
             return rc;
         first = i;

@@ -70,17 +70,6 @@ static int claim_all(const char *path, struct claimed *c, struct logfs_error *er
     return rc;
 }
 
-/* (a lazy session's writer that promised nothing may have made no log,
- * while its canary says the log directory is the one it had:
- * logfs/manifest.h, version 7) */
-static int canary_here(const struct logfs_manifest *m)
-{
-    char *canary = logfs_manifest_canary(m->w[0].metalog);
-    int here = canary && access(canary, F_OK) == 0;
-    free(canary);
-    return here;
-}
-
 static int plan_all(const struct claimed *c, struct logfs_plan **plan, struct logfs_error *err)
 {
     size_t nw = 0, ns = 0, at = 0;
@@ -101,7 +90,9 @@ static int plan_all(const struct claimed *c, struct logfs_plan **plan, struct lo
         const struct logfs_manifest *m = &c->m[i];
         if (m->replayed)
             continue;
-        int made_none_ok = m->lazy && canary_here(m);
+        /* (a lazy session's writer that promised nothing may have made no
+         * log: logfs/manifest.h, version 7) */
+        int made_none_ok = logfs_manifest_lazy_unmade_ok(m);
         for (uint32_t r = 0; r < m->nwriters; r++, at++) {
             src[at].metalog = m->w[r].metalog;
             src[at].absent_ok = made_none_ok && m->w[r].epochs == 0;
@@ -147,12 +138,8 @@ static void remove_replayed(struct claimed *c, int durable)
     for (size_t i = 0; i < c->n; i++) {
         for (uint32_t r = 0; r < c->m[i].nwriters; r++)
             logfs_log_remove(c->m[i].w[r].metalog, NULL);
-        if (c->m[i].lazy && c->m[i].nwriters) {
-            char *canary = logfs_manifest_canary(c->m[i].w[0].metalog);
-            if (canary)
-                unlink(canary);
-            free(canary);
-        }
+        if (c->m[i].lazy && c->m[i].nwriters)
+            logfs_manifest_canary_remove(c->m[i].w[0].metalog);
     }
     release_all(c, 1);
 }

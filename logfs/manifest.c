@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -214,4 +215,22 @@ int logfs_manifest_path(const char *path, char *out, size_t len)
 char *logfs_manifest_canary(const char *metalog0)
 {
     return logfs_sibling_path(metalog0, "lazy");
+}
+
+int logfs_manifest_lazy_unmade_ok(const struct logfs_manifest *m)
+{
+    if (!m->lazy || !m->nwriters)
+        return 0;
+    char *canary = logfs_manifest_canary(m->w[0].metalog);
+    int here = canary && access(canary, F_OK) == 0;
+    free(canary);
+    return here;
+}
+
+void logfs_manifest_canary_remove(const char *metalog0)
+{
+    char *canary = logfs_manifest_canary(metalog0);
+    if (canary)
+        unlink(canary);
+    free(canary);
 }

@@ -126,6 +126,15 @@ void logfs_manifest_free(struct logfs_manifest *m);
  * (".lazy" in place of ".metalog"), malloc'ed; NULL if out of memory. */
 char *logfs_manifest_canary(const char *metalog0);
 
+/* Whether a lazy session's writer that promised nothing may have made no
+ * log: @p m is lazy and its canary is there (the log directory is the one
+ * its writers had). */
+int logfs_manifest_lazy_unmade_ok(const struct logfs_manifest *m);
+
+/* Remove the canary beside @p metalog0 (after the session's logs); one
+ * already gone is fine. */
+void logfs_manifest_canary_remove(const char *metalog0);
+
 /*
  * The manifest's name for canonical file @p path: "dir/.base.bbfs-manifest".
  * @return 0, or -1 if @p out (of size @p len) is too small

@@ -190,31 +190,42 @@ fail_closed:
     return rc;
 }
 
-int logfs_session_join(const char *path, uint64_t file_id, struct logfs_session *s,
-                       struct logfs_error *err)
+/* Open @p manifest and hold it with a lock of @p type on the live byte:
+ * shared (a process of the session) or exclusive (a claim).  A conflicting
+ * lock is LOGFS_EBUSY, said as @p busy ("%s" the manifest). */
+static int hold(const char *manifest, short type, const char *busy, struct logfs_session *s,
+                struct logfs_error *err)
 {
-    char final[4200];
-    int fd, rc;
-
     s->fd = -1;
     s->path = NULL;
-    if (logfs_session_path(path, file_id, final, sizeof final))
-        return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
-    if ((rc = logfs_open_own(final, O_RDWR, 0, "cannot open the manifest", &fd, err)))
+    int fd, rc = logfs_open_own(manifest, O_RDWR, 0, "cannot open the manifest", &fd, err);
+    if (rc)
         return rc;
-    if (lock_byte(fd, F_OFD_SETLK, F_RDLCK, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
+    if (lock_byte(fd, F_OFD_SETLK, type, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
         int e = errno;
         close(fd);
         if (e == EAGAIN || e == EACCES)
-            return logfs_fail(err, LOGFS_EBUSY, e, "%s was claimed by a replay", final);
-        return logfs_fail_errno(err, e, "cannot lock the manifest", final);
+            return logfs_fail(err, LOGFS_EBUSY, e, busy, manifest);
+        return logfs_fail_errno(err, e, "cannot lock the manifest", manifest);
     }
-    if (!(s->path = strdup(final))) {
+    if (!(s->path = strdup(manifest))) {
         close(fd);
         return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a manifest path");
     }
     s->fd = fd;
     return LOGFS_OK;
+}
+
+int logfs_session_join(const char *path, uint64_t file_id, struct logfs_session *s,
+                       struct logfs_error *err)
+{
+    char final[4200];
+
+    s->fd = -1;
+    s->path = NULL;
+    if (logfs_session_path(path, file_id, final, sizeof final))
+        return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
+    return hold(final, F_RDLCK, "%s was claimed by a replay", s, err);
 }
 
 int logfs_session_store(struct logfs_session *s, const char *text, size_t len, int durable,
@@ -404,24 +415,7 @@ void logfs_sessions_free(struct logfs_session_info *s, size_t n)
 
 int logfs_session_claim(const char *manifest, struct logfs_session *s, struct logfs_error *err)
 {
-    s->fd = -1;
-    s->path = NULL;
-    int fd, rc = logfs_open_own(manifest, O_RDWR, 0, "cannot open the manifest", &fd, err);
-    if (rc)
-        return rc;
-    if (lock_byte(fd, F_OFD_SETLK, F_WRLCK, LIVE_BYTE) < 0 && !locks_unsupported(errno)) {
-        int e = errno;
-        close(fd);
-        if (e == EAGAIN || e == EACCES)
-            return logfs_fail(err, LOGFS_EBUSY, e, "%s belongs to a handle that is still open", manifest);
-        return logfs_fail_errno(err, e, "cannot lock the manifest", manifest);
-    }
-    if (!(s->path = strdup(manifest))) {
-        close(fd);
-        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a manifest path");
-    }
-    s->fd = fd;
-    return LOGFS_OK;
+    return hold(manifest, F_WRLCK, "%s belongs to a handle that is still open", s, err);
 }
 
 int logfs_session_load(const char *manifest, char **text, size_t *len, struct logfs_error *err)

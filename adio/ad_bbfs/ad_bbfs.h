@@ -375,7 +375,6 @@ int ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsign
 int ADIOI_BBFS_Log_remove(const char *metalog);
 /* The canary of a lazy session whose writer 0's metalog is metalog0 goes
  * (logfs_manifest_canary; one already gone is fine). */
-void ADIOI_BBFS_Canary_remove(const char *metalog0);
 int ADIOI_BBFS_Manifest_load(const char *path, struct logfs_manifest *m,
                              struct logfs_error *le);
 /* Which sessions ADIOI_BBFS_Manifest_each visits. */

@@ -233,17 +233,10 @@ int ADIOI_BBFS_Manifest_remove_logs(const struct logfs_manifest *m, const unsign
                     m->w[r].metalog);
     }
     if (m->lazy)                /* (a lazy session's canary, after its logs) */
-        ADIOI_BBFS_Canary_remove(m->w[0].metalog);
+        logfs_manifest_canary_remove(m->w[0].metalog);
     return failed;
 }
 
-void ADIOI_BBFS_Canary_remove(const char *metalog0)
-{
-    char *canary = logfs_manifest_canary(metalog0);
-    if (canary)
-        unlink(canary);
-    free(canary);
-}
 
 int ADIOI_BBFS_Log_remove(const char *metalog)
 {

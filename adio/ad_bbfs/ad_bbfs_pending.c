@@ -421,15 +421,6 @@ int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own
     return err;
 }
 
-/* Whether a lazy session's canary is in sight here. */
-static int canary_here(const struct logfs_manifest *m)
-{
-    char *canary = logfs_manifest_canary(m->w[0].metalog);
-    int here = canary && access(canary, F_OK) == 0;
-    free(canary);
-    return here;
-}
-
 int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p, int with_own,
                               int keep, const ADIOI_BBFS_Memlog * mem)
 {
@@ -468,7 +459,7 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
         /* (a lazy session's writer that promised nothing may have made no
          * log, while its canary says the log directory is the one it had:
          * logfs/manifest.h, version 7) */
-        int made_none_ok = m[i].lazy && canary_here(&m[i]);
+        int made_none_ok = logfs_manifest_lazy_unmade_ok(&m[i]);
         for (uint32_t r = 0; r < m[i].nwriters; r++) {
             lazy[at] = made_none_ok && m[i].w[r].epochs == 0;
             promised[at] = m[i].w[r].epochs;

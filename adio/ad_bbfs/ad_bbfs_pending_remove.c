@@ -67,7 +67,7 @@ static void remove_manifest_only(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, i
         return;
     remove_manifests(bf, p, 1);
     if (bf->lazy)               /* (a crash before this leaves a canary, no manifest) */
-        ADIOI_BBFS_Canary_remove(bf->metalogs[0]);
+        logfs_manifest_canary_remove(bf->metalogs[0]);
 }
 
 /* After a replay: the manifests are marked replayed, then the logs go,
@@ -116,7 +116,7 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
     if (with_own)
         failed += ADIOI_BBFS_Log_remove(bf->metalogs[rank]);
     if (canary)
-        ADIOI_BBFS_Canary_remove(bf->metalogs[0]);      /* (after its own log) */
+        logfs_manifest_canary_remove(bf->metalogs[0]);      /* (after its own log) */
     logfs_fault("logs-removed");        /* (kill only) */
     /* (the barrier the manifests' removal needs, with the answer) */
     MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, fd->comm);
