@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bbsctl_drains.h"
 #include "client.h"
 #include "token.h"
 
@@ -36,8 +37,8 @@ static void usage(FILE *f)
             "  -S, --server HOST:PORT   the server (default $BBFS_SERVER)\n"
             "  -t, --token-file FILE    token (default $BBFS_SERVER_TOKEN,\n"
             "                           $BBFS_SERVER_TOKEN_FILE, ~/.bbfs/token)\n"
-            "  -T, --timeout SECONDS    wait this long for an answer (default 10;\n"
-            "                           drain: a day)\n"
+            "  -T, --timeout SECONDS    wait this long for an answer (default 10);\n"
+            "                           wait: this long in all (default: no limit)\n"
             "\n"
             "commands:\n"
             "  ping                       version, pid, files held, requests served\n"
@@ -50,13 +51,17 @@ static void usage(FILE *f)
             "  read PATH OFF LEN          LEN bytes of a log on the server's node, to stdout\n"
             "  export METALOG [salvage]   the metalog's sealed length (and what salvage lost)\n"
             "  remove METALOG             remove a writer's log files (after a replay)\n"
-            "  drain FILE                 the server replays FILE's pending logs into it\n"
-            "                             (FILE: absolute; exit 4 if a handle is open)\n"
+            "  drain FILE...              queue the files' drains: the server's drain thread\n"
+            "                             replays their pending logs into them\n"
+            "  wait FILE...               until every FILE is canonical: its drain is done\n"
+            "                             and no session of it is pending (exit 1 naming\n"
+            "                             the file and the error when a drain failed)\n"
+            "  status [FILE]              the server's drains: state, MiB done and in all,\n"
+            "                             tries, seconds since queued (or since ended)\n"
             "  hold SECONDS               stay connected this long, then ping again (tests)\n"
             "\n"
-            "Exit status: 0 done, 1 the server refused or failed, 2 bad usage,\n"
-            "3 no answer (not running, unreachable, timed out), 4 drain: a handle of\n"
-            "the file is open (its close replays the logs).\n");
+            "Exit status: 0 done, 1 the server refused or failed (wait: a drain\n"
+            "failed), 2 bad usage, 3 no answer (not running, unreachable, timed out).\n");
 }
 
 static uint64_t num(const char *s)
@@ -157,18 +162,36 @@ int main(int argc, char **argv)
     else if (!strcmp(cmd, "export")) {
         if (argc != 3)
             need(argc, 2, cmd);
-    } else if (!strcmp(cmd, "hold") || !strcmp(cmd, "remove") || !strcmp(cmd, "drain"))
+    } else if (!strcmp(cmd, "hold") || !strcmp(cmd, "remove"))
         need(argc, 2, cmd);
+    else if (!strcmp(cmd, "drain") || !strcmp(cmd, "wait")) {
+        if (argc < 2)
+            need(argc, 2, cmd);
+    } else if (!strcmp(cmd, "status")) {
+        if (argc > 2)
+            need(argc, 2, cmd);
+    }
     else {
         fprintf(stderr, "bbsctl: unknown command %s\n", cmd);
         usage(stderr);
         return 2;
     }
-    if (!strcmp(cmd, "drain") && !timeout_given)
-        timeout = 24 * 3600;    /* (the answer comes when the file is written) */
-    if (bbs_client_open(server, token, timeout, &cl, err, sizeof(err)) != 0) {
+    double answer_timeout = !strcmp(cmd, "wait") ? 10 : timeout;
+    if (bbs_client_open(server, token, answer_timeout, &cl, err, sizeof(err)) != 0) {
         fprintf(stderr, "bbsctl: %s\n", err);
         return strstr(err, "refused") || strstr(err, "another bbfs build") ? 1 : 3;
+    }
+    int drains_rc = -1;
+    if (!strcmp(cmd, "drain"))
+        drains_rc = bbsctl_drain(cl, token, argc - 1, argv + 1);
+    else if (!strcmp(cmd, "wait"))
+        drains_rc = bbsctl_wait(cl, token, server, timeout_given ? timeout : 0, argc - 1,
+                                argv + 1);
+    else if (!strcmp(cmd, "status"))
+        drains_rc = bbsctl_status(cl, token, argc == 2 ? argv[1] : NULL);
+    if (drains_rc >= 0) {
+        bbs_client_close(cl);
+        return drains_rc;
     }
     if (!strcmp(cmd, "hold")) {
         printf("connected\n");
@@ -205,8 +228,6 @@ int main(int argc, char **argv)
         enc = bbs_enc_export(&b, id, token, argv[1], argc == 3 && !strcmp(argv[2], "salvage"));
     else if (!strcmp(cmd, "remove"))
         enc = bbs_enc_remove(&b, id, token, argv[1]);
-    else if (!strcmp(cmd, "drain"))
-        enc = bbs_enc_drain(&b, id, token, argv[1]);
     else
         enc = bbs_enc_read(&b, id, token, argv[1], num(argv[2]), num(argv[3]));
     if (enc != 0) {
@@ -221,7 +242,7 @@ int main(int argc, char **argv)
     int rc = 0;
     if (r.status != BBS_OK) {
         fprintf(stderr, "bbsctl: %s: %s: %s\n", cmd, bbs_status_str(r.status), r.msg);
-        rc = r.status == BBS_EBUSY ? 4 : 1;
+        rc = 1;
     } else if (!strcmp(cmd, "ping")) {
         printf("version %u pid %u files %" PRIu64 " refused %" PRIu64, r.version, r.pid,
                r.nfiles, r.refused);
@@ -259,9 +280,6 @@ int main(int argc, char **argv)
         if (r.more != UINT64_MAX)
             printf("more from %" PRIu64 "\n", r.more);
         free(w);
-    } else if (!strcmp(cmd, "drain")) {
-        printf("drained %s: %" PRIu64 " bytes, %" PRIu64 " epochs, %" PRIu64 " writes\n",
-               argv[1], r.drained, r.epochs, r.writes);
     } else if (!strcmp(cmd, "export")) {
         printf("sealed %" PRIu64 "%s%s\n", r.total, *r.warning ? " lost: " : "", r.warning);
     } else if (!strcmp(cmd, "read")) {

@@ -5,9 +5,9 @@
 
 BBS_CFLAGS = $(AM_CFLAGS) -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC
 BBS_CORE_H = %reldir%/proto.h %reldir%/ownmap.h %reldir%/serve.h %reldir%/token.h \
-	%reldir%/state.h
+	%reldir%/state.h %reldir%/drains.h
 BBS_CORE_C = %reldir%/proto.c %reldir%/ownmap.c %reldir%/serve.c %reldir%/token.c \
-	%reldir%/state.c
+	%reldir%/state.c %reldir%/drains.c
 BBS_CORE_SRCS = $(BBS_CORE_H) $(BBS_CORE_C)
 BBS_NET_SRCS = \
 	%reldir%/ucx.h %reldir%/ucx.c %reldir%/ucx_dl.h %reldir%/ucx_dl.c \
@@ -26,7 +26,8 @@ bin_PROGRAMS += %reldir%/bbserver
 %canon_reldir%_bbserver_LDADD = $(BBS_LIB) $(LOGFS_LIB) @UCX_LIBS@ @PMEM_LIBS@ -lpthread
 
 bin_PROGRAMS += %reldir%/bbsctl
-%canon_reldir%_bbsctl_SOURCES = %reldir%/bbsctl.c
+%canon_reldir%_bbsctl_SOURCES = %reldir%/bbsctl.c %reldir%/bbsctl_drains.c \
+	%reldir%/bbsctl_drains.h
 %canon_reldir%_bbsctl_CFLAGS = $(BBS_CFLAGS)
 %canon_reldir%_bbsctl_LDADD = $(BBS_LIB) $(LOGFS_LIB) @UCX_LIBS@ @PMEM_LIBS@
 

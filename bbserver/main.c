@@ -39,6 +39,12 @@ static void usage(FILE *f)
             "  -i, --idle-limit SECONDS  exit after this long with no client, no file in the\n"
             "                            map and no log (.metalog) in the log directories\n"
             "                            (default 0: never)\n"
+            "  -j, --drain-journal FILE  keep the files still to drain here, and drain the\n"
+            "                            ones it names at start (default: none)\n"
+            "  -n, --drain-nice N        the drain thread's niceness, 0 to 19 (default 10:\n"
+            "                            below the job's processes)\n"
+            "  -r, --drain-rate MB/S     drain at most this many MB of logged data per\n"
+            "                            second (default 0: no limit)\n"
             "  -v, --verbose             log connections\n"
             "  -h, --help                this text\n"
             "\n"
@@ -71,6 +77,9 @@ int main(int argc, char **argv)
         {"state", required_argument, NULL, 's'},
         {"address-file", required_argument, NULL, 'a'},
         {"idle-limit", required_argument, NULL, 'i'},
+        {"drain-journal", required_argument, NULL, 'j'},
+        {"drain-nice", required_argument, NULL, 'n'},
+        {"drain-rate", required_argument, NULL, 'r'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}
@@ -84,8 +93,9 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     o.workers = 2;
     o.poll_us = 20;
+    o.drain_nice = 10;
     o.logdirs = logdirs;
-    while ((c = getopt_long(argc, argv, "l:p:d:t:w:u:s:a:i:vh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:p:d:t:w:u:s:a:i:j:n:r:vh", opts, NULL)) != -1) {
         char *end;
         long v;
         switch (c) {
@@ -128,6 +138,22 @@ int main(int argc, char **argv)
             if (!*optarg || *end || o.idle_limit < 0) {
                 fprintf(stderr, "bbserver: --idle-limit %s: give seconds, 0 for never\n",
                         optarg);
+                return 2;
+            }
+            break;
+        case 'j':
+            o.drain_journal = optarg;
+            break;
+        case 'n':
+            if (!int_option("--drain-nice", optarg, 0, 19, &v))
+                return 2;
+            o.drain_nice = (int) v;
+            break;
+        case 'r':
+            o.drain_rate = strtod(optarg, &end) * 1e6;
+            if (!*optarg || *end || o.drain_rate < 0) {
+                fprintf(stderr, "bbserver: --drain-rate %s: give MB per second, 0 for no "
+                        "limit\n", optarg);
                 return 2;
             }
             break;

@@ -4,6 +4,7 @@
  * fit, so each decode reads straight down the layout and checks once.
  */
 #include "proto.h"
+#include "drains.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -244,11 +245,30 @@ int bbs_enc_drain(struct bbs_buf *b, uint64_t id, const uint8_t *token, const ch
     return done(b);
 }
 
-int bbs_rep_drain(struct bbs_buf *b, uint64_t bytes, uint64_t epochs, uint64_t writes)
+int bbs_enc_drains(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file)
 {
-    put64(b, bytes);
-    put64(b, epochs);
-    put64(b, writes);
+    put_request(b, BBS_DRAINS, id, token);
+    put_str(b, file && *file ? file : NULL);
+    return done(b);
+}
+
+int bbs_rep_drains_begin(struct bbs_buf *b, uint32_t n)
+{
+    put32(b, n);
+    return done(b);
+}
+
+int bbs_rep_drain(struct bbs_buf *b, const struct bbs_drain_rec *d)
+{
+    put_str(b, d->path);
+    put_str(b, d->error && *d->error ? d->error : NULL);
+    put8(b, d->state);
+    put32(b, d->tries);
+    put64(b, d->done);
+    put64(b, d->total);
+    put64(b, d->epochs);
+    put64(b, d->writes);
+    put64(b, d->age_ms);
     return done(b);
 }
 
@@ -420,6 +440,19 @@ static void get_writer(struct cursor *c, struct bbs_writer *w)
     w->datalog = get_str(c, "the writer's datalog", BBS_MAX_PATH, 0);
 }
 
+static void get_drain(struct cursor *c, struct bbs_drain_rec *d)
+{
+    d->path = get_str(c, "the drained file", BBS_MAX_PATH, 0);
+    d->error = get_str(c, "the drain's error", 1024, 1);
+    d->state = get8(c, "the drain's state");
+    d->tries = get32(c, "the drain's tries");
+    d->done = get64(c, "the bytes drained");
+    d->total = get64(c, "the bytes to drain");
+    d->epochs = get64(c, "the epochs drained");
+    d->writes = get64(c, "the drain's writes");
+    d->age_ms = get64(c, "the drain's age");
+}
+
 /* [start, end) non-empty. */
 static void check_range(struct cursor *c, uint64_t start, uint64_t end, const char *what)
 {
@@ -463,7 +496,7 @@ static uint64_t check_extent(struct cursor *c, const struct bbs_extent *e, uint3
 const char *bbs_op_name(int op)
 {
     static const char *const names[] = { "?", "ping", "attach", "query", "detach", "stat",
-        "replayed", "read", "export", "remove", "drain"
+        "replayed", "read", "export", "remove", "drain", "drains"
     };
     return op > 0 && op < BBS_NUM_OPS ? names[op] : "?";
 }
@@ -612,6 +645,9 @@ int bbs_dec_request(const void *msg, size_t len, struct bbs_request *r, char *er
     case BBS_DRAIN:
         r->file = get_str(&c, "the file name", BBS_MAX_PATH, 0);
         break;
+    case BBS_DRAINS:
+        r->file = get_str(&c, "the file name", BBS_MAX_PATH, 1);
+        break;
     }
     check_end(&c);
     if (c.failed) {
@@ -723,9 +759,18 @@ int bbs_dec_reply(const void *msg, size_t len, struct bbs_reply *r, char *err, s
         r->data = take(&c, (size_t) r->len, "the data");
         break;
     case BBS_DRAIN:
-        r->drained = get64(&c, "the bytes drained");
-        r->epochs = get64(&c, "the epochs");
-        r->writes = get64(&c, "the writes");
+    case BBS_DRAINS:
+        r->ndrains = get32(&c, "the drain count");
+        r->drains = c.p;
+        if (!c.failed && (r->ndrains > BBS_MAX_DRAINS || (r->op == BBS_DRAIN && r->ndrains != 1)))
+            fail(&c, "%u drain records", r->ndrains);
+        for (uint32_t i = 0; i < r->ndrains && !c.failed; i++) {
+            struct bbs_drain_rec d;
+            get_drain(&c, &d);
+            if (!c.failed && (d.state == 0 || d.state >= BBS_DRAIN_NUM_STATES))
+                fail(&c, "drain record %u: state %u", i, d.state);
+        }
+        r->drains_len = (size_t) (c.p - r->drains);
         break;
     default:
         break;
@@ -742,6 +787,15 @@ uint64_t bbs_session(const struct bbs_request *r, uint32_t i)
 void bbs_record(const struct bbs_request *r, uint32_t i, struct bbs_extent *e)
 {
     get_extent(r->records + (size_t) i * RECORD_LEN, e);
+}
+
+void bbs_reply_drains(const struct bbs_reply *r, struct bbs_drain_rec *d)
+{
+    struct cursor c;
+    char err[8];
+    cursor_init(&c, r->drains, r->drains_len, err, sizeof(err));
+    for (uint32_t i = 0; i < r->ndrains; i++)
+        get_drain(&c, &d[i]);
 }
 
 void bbs_reply_writers(const struct bbs_reply *r, struct bbs_writer *w)

@@ -27,12 +27,11 @@ extern "C" {
 #endif
 
 #define BBS_MAGIC 0x31534242u   /* "BBS1" */
-#define BBS_VERSION 4       /* 2: query replies carry strided records;
+#define BBS_VERSION 5       /* 2: query replies carry strided records;
                              * 3: REPLAYED names the sessions replayed;
                              * 4: the clock (ATTACH, every reply), the
                              *    server's incarnation (every reply);
-                             * DRAIN came later, without a new version: a
-                             * server before it answers BBS_EMSG */
+                             * 5: DRAIN queues and answers at once, DRAINS */
 #define BBS_ATTACH_SINCE 1  /* the oldest version whose ATTACH this one reads (upgraded) */
 #define BBS_TOKEN_LEN 32
 /* Limits a server enforces on one message (a client splits above them). */
@@ -44,6 +43,7 @@ extern "C" {
 #define BBS_MAX_READ (64u << 20)        /* bytes in one read reply */
 #define BBS_MAX_QUERY_PIECES (1u << 20) /* blocks one query reply's records hold */
 #define BBS_MAX_SESSIONS (1u << 16)     /* sessions one REPLAYED names */
+#define BBS_MAX_DRAINS 4096               /* drains one DRAINS reply lists */
 #define BBS_MAX_MSG (BBS_MAX_READ + 4096)
 
 /* X(name, description): the status a reply carries. */
@@ -83,7 +83,8 @@ enum bbs_op {
     BBS_READ,       /* bytes of a datalog on the server's node */
     BBS_EXPORT,     /* a metalog's sealed part, for a replay on other nodes */
     BBS_REMOVE,     /* remove a replayed (or deleted) writer's log files */
-    BBS_DRAIN,      /* a file's pending logs into it, by the server (logfs_drain_file) */
+    BBS_DRAIN,      /* queue a file's drain: its pending logs into it, by the server */
+    BBS_DRAINS,     /* where the server's drains stand (one file's, or all) */
     BBS_NUM_OPS
 };
 
@@ -122,7 +123,8 @@ struct bbs_request {
     uint16_t op;
     uint64_t id;
     uint8_t token[BBS_TOKEN_LEN];
-    const char *file;           /* ATTACH QUERY DETACH STAT REPLAYED DRAIN */
+    const char *file;           /* ATTACH QUERY DETACH STAT REPLAYED DRAIN; DRAINS
+                                 * ("": every file) */
     struct bbs_writer writer;   /* ATTACH DETACH */
     uint64_t start, end;        /* QUERY DETACH; READ: offset, offset + length */
     uint64_t size;              /* ATTACH: the file is at least this long (set_size) */
@@ -134,6 +136,17 @@ struct bbs_request {
     const char *path;           /* READ: the datalog; EXPORT, REMOVE: the metalog */
     uint8_t salvage;            /* EXPORT: end at damage instead of failing */
     uint64_t clock;             /* ATTACH: the writer's clock (bbs_serve_clock) */
+};
+
+/* Where one file's drain stands on a server (bbserver/drains.h says what
+ * the fields mean).  In a decoded reply the strings point into it. */
+struct bbs_drain_rec {
+    const char *path;
+    const char *error;          /* "" unless failed or held */
+    uint8_t state;              /* enum bbs_drain_state */
+    uint32_t tries;
+    uint64_t done, total, epochs, writes;
+    uint64_t age_ms;
 };
 
 /* A decoded reply. */
@@ -165,8 +178,10 @@ struct bbs_reply {
     uint64_t len;
     uint64_t total;             /* EXPORT: bytes of the sealed part */
     const char *warning;        /* EXPORT with salvage: what was lost ("" if nothing) */
-    /* DRAIN: logged bytes applied, epochs, writes on the file */
-    uint64_t drained, epochs, writes;
+    /* DRAIN (one), DRAINS: drain records, read with bbs_reply_drains */
+    uint32_t ndrains;
+    const uint8_t *drains;
+    size_t drains_len;
 };
 
 /* Counters of what a server was asked, told by PING (tests assert on
@@ -211,6 +226,8 @@ int bbs_enc_export(struct bbs_buf *b, uint64_t id, const uint8_t *token, const c
 int bbs_enc_remove(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *metalog);
 /* DRAIN: the canonical file (an absolute POSIX path). */
 int bbs_enc_drain(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file);
+/* DRAINS: one file's drain, or every one the server knows (file NULL). */
+int bbs_enc_drains(struct bbs_buf *b, uint64_t id, const uint8_t *token, const char *file);
 
 /* Replies.  bbs_rep_begin writes the header (and msg when status is not
  * OK); OK replies then append their body with the calls below. */
@@ -233,8 +250,10 @@ int bbs_rep_query_begin(struct bbs_buf *b, uint32_t nwriters);
 int bbs_rep_query_writer(struct bbs_buf *b, const struct bbs_writer *w);
 int bbs_rep_query_pieces(struct bbs_buf *b, const struct bbs_piece *p, uint32_t n,
                          uint64_t more, uint64_t size);
-/* DRAIN: what it did. */
-int bbs_rep_drain(struct bbs_buf *b, uint64_t bytes, uint64_t epochs, uint64_t writes);
+/* DRAIN, DRAINS: how many records, then each (at most BBS_MAX_DRAINS;
+ * DRAIN: one). */
+int bbs_rep_drains_begin(struct bbs_buf *b, uint32_t n);
+int bbs_rep_drain(struct bbs_buf *b, const struct bbs_drain_rec *d);
 /* ATTACH, DETACH, REPLAYED, REMOVE: no body. */
 
 /* Decoding.  @return BBS_OK, or BBS_EMSG / BBS_EVERSION with why in err
@@ -249,6 +268,8 @@ uint64_t bbs_session(const struct bbs_request *r, uint32_t i);
 void bbs_record(const struct bbs_request *r, uint32_t i, struct bbs_extent *e);
 /* A decoded query reply's writers, all nwriters of them, into w[]. */
 void bbs_reply_writers(const struct bbs_reply *r, struct bbs_writer *w);
+/* A decoded DRAIN or DRAINS reply's records, all ndrains of them, into d[]. */
+void bbs_reply_drains(const struct bbs_reply *r, struct bbs_drain_rec *d);
 /* Record i of a decoded query reply (i < npieces). */
 void bbs_reply_piece(const struct bbs_reply *r, uint32_t i, struct bbs_piece *p);
 

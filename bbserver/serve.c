@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #endif
 #include "serve.h"
-#include "../logfs/drain.h"
 #include "../logfs/fault.h"
 #include "../logfs/reader.h"
 #include "../logfs/writer.h"
@@ -241,30 +240,66 @@ static int serve_replayed(struct bbs_ownmap *m, const struct bbs_request *r,
                          st == BBS_OK ? NULL : "replayed: the server ran out of memory");
 }
 
-/* A file's pending logs into it, here and now (logfs_drain_file): the
- * server does the replay no process of the application takes part in.
- * It reads only logs this node reaches, and writes the file with this
- * server's rights: its user's, as the token says. */
+/* One drain's record for a reply (the error cut to what a reply holds). */
+static void drain_rec(const struct bbs_drain_info *i, struct bbs_drain_rec *d, char *error,
+                      size_t len)
+{
+    snprintf(error, len, "%s", i->error ? i->error : "");
+    *d = (struct bbs_drain_rec) { i->path, error, (uint8_t) i->state, i->tries, i->done,
+        i->total, i->epochs, i->writes, (uint64_t) (i->age * 1e3)
+    };
+}
+
+/* A file's pending logs into it, by the drain thread (drains.h): the
+ * server does the replay no process of the application takes part in,
+ * and answers at once with where the drain stands.  It reads only logs
+ * this node reaches, and writes the file with this server's rights: its
+ * user's, as the token says. */
 static int serve_drain(const struct bbs_serve_conf *conf, const struct bbs_request *r,
                        struct bbs_buf *out)
 {
-    struct logfs_drain_stats st;
-    struct logfs_error le = { 0 };
-    char why[LOGFS_ERRMSG_MAX + 64];
+    struct bbs_drain_info now;
+    struct bbs_drain_rec d;
+    char error[1024];
 
-    if (!conf->may_drain)
+    if (!conf->drains)
         return bbs_rep_begin(out, r->op, r->id, BBS_EPERM, "drain: this server does not drain");
     if (r->file[0] != '/')
         return bbs_rep_begin(out, r->op, r->id, BBS_EMSG, "drain: give the canonical file's "
                              "absolute path");
-    int rc = logfs_drain_file(r->file, NULL, &st, &le);
-    if (rc != LOGFS_OK) {
-        snprintf(why, sizeof(why), "drain %s: %s", r->file, le.msg);
-        return bbs_rep_begin(out, r->op, r->id, rc == LOGFS_EBUSY ? BBS_EBUSY
-                             : rc == LOGFS_ENOMEM ? BBS_ENOMEM : BBS_EIO, why);
-    }
+    if (bbs_drains_submit(conf->drains, r->file, &now) != 0)
+        return bbs_rep_begin(out, r->op, r->id, BBS_ENOMEM, "drain: the server is out of "
+                             "memory");
+    drain_rec(&now, &d, error, sizeof(error));
     bbs_rep_begin(out, r->op, r->id, BBS_OK, NULL);
-    return bbs_rep_drain(out, st.bytes, st.epochs, st.writes);
+    bbs_rep_drains_begin(out, 1);
+    int rc = bbs_rep_drain(out, &d);
+    bbs_drain_info_clear(&now);
+    return rc;
+}
+
+static int serve_drains(const struct bbs_serve_conf *conf, const struct bbs_request *r,
+                        struct bbs_buf *out)
+{
+    struct bbs_drain_info *v = NULL;
+    size_t n = 0;
+    char error[1024];
+    int rc = 0;
+
+    if (conf->drains && bbs_drains_list(conf->drains, r->file, &v, &n) != 0)
+        return bbs_rep_begin(out, r->op, r->id, BBS_ENOMEM, "drains: the server is out of "
+                             "memory");
+    /* (unfinished ones first, then the newest ended: the oldest are cut) */
+    size_t shown = n < BBS_MAX_DRAINS ? n : BBS_MAX_DRAINS;
+    bbs_rep_begin(out, r->op, r->id, BBS_OK, NULL);
+    bbs_rep_drains_begin(out, (uint32_t) shown);
+    for (size_t i = 0; i < shown && rc == 0; i++) {
+        struct bbs_drain_rec d;
+        drain_rec(&v[i], &d, error, sizeof(error));
+        rc = bbs_rep_drain(out, &d);
+    }
+    bbs_drains_info_free(v, n);
+    return rc;
 }
 
 static int serve_request(struct bbs_ownmap *m, const struct bbs_serve_conf *conf,
@@ -323,6 +358,8 @@ static int serve_request(struct bbs_ownmap *m, const struct bbs_serve_conf *conf
         return serve_remove(conf, &r, out);
     case BBS_DRAIN:
         return serve_drain(conf, &r, out);
+    case BBS_DRAINS:
+        return serve_drains(conf, &r, out);
     }
     return bbs_rep_begin(out, r.op, r.id, BBS_EMSG, "unknown operation");
 }

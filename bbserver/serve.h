@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "drains.h"
 #include "ownmap.h"
 #include "proto.h"
 
@@ -28,9 +29,10 @@ struct bbs_serve_conf {
      * NULL: the map bbs_serve is given. */
     uint64_t (*nfiles)(void *arg);
     void *nfiles_arg;
-    /* DRAIN writes the canonical files it names: the daemon's, not a
-     * fuzzer's or a unit test's (refused with BBS_EPERM without it). */
-    int may_drain;
+    /* DRAIN queues the canonical files it names to be written by the
+     * daemon's drain thread (drains.h); NULL: refused with BBS_EPERM (a
+     * fuzzer's, a unit test's). */
+    struct bbs_drains *drains;
 };
 
 /*

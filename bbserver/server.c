@@ -170,8 +170,7 @@ static int serve_here(struct server *s, struct worker *w, struct job *j)
     enum { SMALL = 64 * 1024 };
     uint16_t op = bbs_peek_op(j->in->buf, j->in->len);
     int idle;
-    if (op == BBS_READ || op == BBS_EXPORT || op == BBS_REMOVE || op == BBS_DRAIN
-        || j->in->len > SMALL)
+    if (op == BBS_READ || op == BBS_EXPORT || op == BBS_REMOVE || j->in->len > SMALL)
         return 0;
     pthread_mutex_lock(&w->q.lock);
     idle = !w->q.head && !w->busy;
@@ -493,7 +492,6 @@ int bbs_server_run(const struct bbs_server_opts *o)
     s.conf.logdirs = o->logdirs;
     s.conf.nlogdirs = (size_t) o->nlogdirs;
     s.conf.pid = (uint32_t) getpid();
-    s.conf.may_drain = 1;
     s.conf.nfiles = files_held_cb;
     s.conf.nfiles_arg = &s;
     queue_init(&s.done);
@@ -537,6 +535,11 @@ int bbs_server_run(const struct bbs_server_opts *o)
     sigaddset(&mask, SIGINT);
     pthread_sigmask(SIG_BLOCK, &mask, NULL);    /* (before threads: they inherit it) */
     sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    struct bbs_drains_conf dc = { o->drain_journal, o->drain_nice, o->drain_rate, 0, 0 };
+    if (bbs_drains_start(&dc, &s.conf.drains, err, sizeof(err)) != 0) {
+        fprintf(stderr, "bbserver: %s\n", err);
+        goto out;
+    }
     s.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     ep = epoll_create1(EPOLL_CLOEXEC);
     if (sfd < 0 || s.wake < 0 || ep < 0) {
@@ -572,6 +575,8 @@ int bbs_server_run(const struct bbs_server_opts *o)
         dispatch(&s);
         send_replies(&s);
         close_dead(&s);
+        if (bbs_drains_unfinished(s.conf.drains))
+            s.last_busy = bbs_now();    /* (a drain keeps the server up) */
         if (o->idle_limit > 0 && s.nconns == 0 && !s.receiving && files_held(&s) == 0
             && bbs_now() - s.last_busy > o->idle_limit) {
             if (holds_logs(o)) {
@@ -639,6 +644,8 @@ int bbs_server_run(const struct bbs_server_opts *o)
     for (int i = 0; i < s.nw; i++)
         pthread_join(s.w[i].thread, NULL);
     send_replies(&s);           /* what the workers finished */
+    bbs_drains_stop(s.conf.drains);     /* (the running one stops; the journal keeps it) */
+    s.conf.drains = NULL;
     if (o->state && rc == 0) {
         struct bbs_ownmap *maps[s.nw];
         for (int i = 0; i < s.nw; i++)
@@ -654,6 +661,7 @@ int bbs_server_run(const struct bbs_server_opts *o)
         c->dead = 1;
     close_dead(&s);
   out:
+    bbs_drains_stop(s.conf.drains);
     if (s.listener)
         ucp_listener_destroy(s.listener);
     bbs_ucx_close(&s.u);

@@ -31,6 +31,9 @@ struct bbs_server_opts {
     const char *address_file;   /* "host:port" written here once listening */
     double idle_limit;          /* exit after this many seconds with no file and
                                  * no client; 0: never */
+    const char *drain_journal;  /* files still to drain (drains.h); NULL: none */
+    int drain_nice;             /* the drain thread's niceness */
+    double drain_rate;          /* logged bytes per second it drains (0: no limit) */
     int verbose;
 };
 

@@ -257,6 +257,9 @@ check_PROGRAMS += tools/bbfs-replay
 
 TESTS += %reldir%/replay-tool.sh
 EXTRA_DIST += %reldir%/replay-tool.sh
+check_PROGRAMS += %reldir%/t_background
+%canon_reldir%_t_background_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_background_LDADD = $(MPIIO_TEST_LDADD)
 TESTS += %reldir%/server-drain.sh
 EXTRA_DIST += %reldir%/server-drain.sh
 

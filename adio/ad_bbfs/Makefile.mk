@@ -47,13 +47,14 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_server_read.c    \
     bbfs/adio/ad_bbfs/ad_bbfs_server_start.c   \
     bbfs/adio/ad_bbfs/ad_bbfs_nodes.c          \
+    bbfs/adio/ad_bbfs/ad_bbfs_drain.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_bbs_client.c     \
     bbfs/bbserver/proto.c                      \
     bbfs/bbserver/token.c                      \
     bbfs/bbserver/ucx_dl.c
 
 noinst_HEADERS += $(LOGFS_HDRS) bbfs/bbserver/proto.h bbfs/bbserver/token.h \
-    bbfs/bbserver/client.h bbfs/bbserver/ucx.h bbfs/bbserver/ucx_dl.h bbfs/bbserver/server.h
+    bbfs/bbserver/client.h bbfs/bbserver/drains.h bbfs/bbserver/ucx.h bbfs/bbserver/ucx_dl.h bbfs/bbserver/server.h
 romio_other_sources += $(LOGFS_SRCS)
 
 endif BUILD_AD_BBFS

@@ -364,6 +364,9 @@ void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed);
 /* Process 0: publish the manifest as pending and let the session go. */
 int ADIOI_BBFS_Manifest_leave_pending(ADIOI_BBFS_File * bf);
+/* ad_bbfs_drain.c: process 0, at a background close whose session was
+ * left pending: this node's server drains it (else this process does). */
+void ADIOI_BBFS_Drain_hand_over(const ADIOI_BBFS_File * bf);
 /* here[w]: whether this process can open writer w's metalog. */
 void ADIOI_BBFS_Manifest_reach(const struct logfs_manifest *m, unsigned char *here);
 /* far (or NULL): writers nobody can reach, removed through their node's
@@ -437,6 +440,11 @@ int ADIOI_BBFS_Nodes_export(const ADIOI_BBFS_Nodes * r, const char *addr, const 
 int ADIOI_BBFS_Nodes_remove(const ADIOI_BBFS_Nodes * r, const char *addr, const char *metalog,
                             char *err, size_t errlen);
 int ADIOI_BBFS_Err_server(const char *myname, int line, const char *msg);
+/* ad_bbfs_server_start.c: this node's server for logdir: its address,
+ * found or started (under a lock: the first process to find none starts
+ * it, the others find it). */
+int ADIOI_BBFS_Server_find_node(const ADIOI_BBFS_Nodes * nodes, const char *logdir, char *addr,
+                                size_t len, char *err, size_t errlen);
 
 /* ad_bbfs_server.c: visibility through bbserver (attach, query, reads of
  * others' logs).  Server_open decides whether the handle uses it

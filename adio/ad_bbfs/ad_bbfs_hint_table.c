@@ -13,7 +13,7 @@ static const char *const consistency_names[] = { "mpiio", "session", "commit", "
     "collective", "causal", NULL
 };
 static const char *const replay_names[] = { "on_close", "on_read_open", "never", "on_sync",
-    NULL
+    "background", NULL
 };
 static const char *const bool_names[] = { "false", "true", NULL };
 

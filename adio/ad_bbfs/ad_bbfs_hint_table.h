@@ -32,8 +32,10 @@ enum ADIOI_BBFS_replay {
     ADIOI_BBFS_REPLAY_ON_CLOSE,
     ADIOI_BBFS_REPLAY_ON_READ_OPEN,
     ADIOI_BBFS_REPLAY_NEVER,
-    ADIOI_BBFS_REPLAY_ON_SYNC   /* on_close, and the canonical file is brought up
+    ADIOI_BBFS_REPLAY_ON_SYNC,  /* on_close, and the canonical file is brought up
                                  * to date at every MPI_File_sync */
+    ADIOI_BBFS_REPLAY_BACKGROUND        /* the close leaves the logs to this node's
+                                         * bbserver, which drains them (docs/drain.md) */
 };
 
 /* The hints in force for one open file (docs/hints.md documents each). */

@@ -91,6 +91,37 @@ void ADIOI_BBFS_Hints_show(ADIO_File fd)
             ADIOI_Info_set(fd->info, d->key, v);
 }
 
+/* Whether a node's server can drain into the lower file with POSIX calls
+ * (logfs_drain_file): the lower driver writes a file system the kernel
+ * mounts. */
+static int lower_is_posix(int file_system)
+{
+    switch (file_system) {
+    case ADIO_UFS:
+    case ADIO_NFS:
+    case ADIO_XFS:
+    case ADIO_PANFS:
+    case ADIO_LUSTRE:
+    case ADIO_GPFS:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* background falls back to on_close (and MPI_File_get_info says so)
+ * where a node's server cannot drain the file: a lower driver that is not
+ * a mounted file system, or processes on several nodes (a server reads
+ * only its own node's logs).  The facts were agreed at the open. */
+static void replay_where_possible(ADIOI_BBFS_File * bf)
+{
+    const uint64_t *facts = bf->server_facts;
+    int one_host = facts[0] == ~facts[1];
+    if (bf->hints.replay == ADIOI_BBFS_REPLAY_BACKGROUND
+        && (!one_host || !lower_is_posix(bf->lower->file_system)))
+        bf->hints.replay = ADIOI_BBFS_REPLAY_ON_CLOSE;
+}
+
 void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_SETINFO";
@@ -166,8 +197,10 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
         parsed.consistency = ADIOI_BBFS_CONSISTENCY_POSIX;
     }
     bf->hints = parsed;
-    if (!at_open && bf->lower)
+    if (!at_open && bf->lower) {
+        replay_where_possible(bf);
         ADIO_SetInfo(bf->lower, users_info, error_code);
+    }
 
   fn_exit:
     if (at_open)
@@ -201,4 +234,5 @@ void ADIOI_BBFS_Hints_resolve_at_open(ADIO_File fd, int access_mode)
     if (!bf->hints.replay_given)
         bf->hints.replay = (access_mode & ADIO_UNIQUE_OPEN) ? ADIOI_BBFS_REPLAY_ON_READ_OPEN
             : ADIOI_BBFS_REPLAY_ON_CLOSE;
+    replay_where_possible(bf);
 }

@@ -444,6 +444,10 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
             int m_err = ADIOI_BBFS_Manifest_leave_pending(bf);
             if (err == MPI_SUCCESS)
                 err = m_err;
+            /* (the gather above: every log is sealed, or its writer failed
+             * and the drain reports what it lacks) */
+            if (m_err == MPI_SUCCESS && bf->hints.replay == ADIOI_BBFS_REPLAY_BACKGROUND)
+                ADIOI_BBFS_Drain_hand_over(bf);
         }
         *error_code = err;
     }

@@ -241,7 +241,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * others wait on.  (A node communicator to elect one process cost more
      * than the rest of the open across nodes.) */
     if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, sizeof(err)) != 0
-        || ADIOI_BBFS_Server_find_node(s, bf->hints.logdir, s->node_addr, sizeof(s->node_addr),
+        || ADIOI_BBFS_Server_find_node(&s->nodes, bf->hints.logdir, s->node_addr, sizeof(s->node_addr),
                                        err, sizeof(err)) != 0) {
         s->node_addr[0] = 0;
         err_here = 1;

@@ -56,10 +56,6 @@ struct ADIOI_BBFS_Server {
     uint64_t map_incarnation;   /* the life of its maps this handle's map is in */
 };
 
-/* This node's server for logdir: its address, found or started (under a
- * lock: the first process to find none starts it, the others find it). */
-int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr,
-                                size_t len, char *err, size_t errlen);
 /* The read side's state: a cache of cache_bytes; freed by reads_end. */
 void ADIOI_BBFS_Server_reads_begin(ADIOI_BBFS_Server * s, long long cache_bytes);
 /* Close this node's datalogs the view no longer names: a session replayed

@@ -61,12 +61,12 @@ static int read_addr(const char *file, char *addr, size_t len)
  * nothing answers, -1 it answers but refuses our token or speaks another
  * protocol version (err says so: starting another server would take the
  * node's address file from it, and the maps it holds would be lost). */
-static int alive(ADIOI_BBFS_Server * s, const char *file, char *addr, size_t len, char *err,
+static int alive(const ADIOI_BBFS_Nodes * nodes, const char *file, char *addr, size_t len, char *err,
                  size_t errlen)
 {
     if (read_addr(file, addr, len) != 0)
         return 0;
-    if (ADIOI_BBFS_Nodes_ping(&s->nodes, addr, err, errlen) == 0)
+    if (ADIOI_BBFS_Nodes_ping(nodes, addr, err, errlen) == 0)
         return 1;
     return strstr(err, "refused") || strstr(err, "wrong token")
         || strstr(err, "another bbfs build") ? -1 : 0;
@@ -75,12 +75,13 @@ static int alive(ADIOI_BBFS_Server * s, const char *file, char *addr, size_t len
 /* Start bbserver as a daemon (its own session, so the job's end does not
  * kill it: it stays while the node holds pending logs, up to its idle
  * limit) and wait for its address. */
-static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *file,
+static int start_server(const ADIOI_BBFS_Nodes * nodes, const char *logdir, const char *file,
                         char *addr, size_t len, char *err, size_t errlen)
 {
-    char bin[PATH_MAX], state[PATH_MAX], logpath[PATH_MAX];
+    char bin[PATH_MAX], state[PATH_MAX], logpath[PATH_MAX], journal[PATH_MAX];
     const char *host = ADIOI_BBFS_Host_name();
     snprintf(state, sizeof(state), "%s/.bbserver.%s.state", logdir, host);
+    snprintf(journal, sizeof(journal), "%s/.bbserver.%s.drains", logdir, host);
     snprintf(logpath, sizeof(logpath), "%s/.bbserver.%s.log", logdir, host);
     server_binary(bin, sizeof(bin));
     /* The daemon reports a failed exec through this pipe, which the exec
@@ -119,7 +120,8 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
         closefrom(4);
         const char *idle = getenv("BBFS_SERVER_IDLE");
         execlp(bin, bin, "--logdir", logdir, "--address-file", file, "--state", state,
-               "--idle-limit", idle && *idle ? idle : "600", (char *) NULL);
+               "--drain-journal", journal, "--idle-limit", idle && *idle ? idle : "600",
+               (char *) NULL);
         int e = errno;
         ssize_t w = write(3, &e, sizeof(e));    /* (first: stderr may be anything) */
         (void) w;
@@ -134,7 +136,7 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
     ssize_t got = -1;
     struct pollfd pfd = { report[0], POLLIN, 0 };
     int ready;
-    while ((ready = poll(&pfd, 1, (int) (s->nodes.timeout * 1000))) < 0 && errno == EINTR)
+    while ((ready = poll(&pfd, 1, (int) (nodes->timeout * 1000))) < 0 && errno == EINTR)
         continue;
     if (ready > 0)
         while ((got = read(report[0], &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR)
@@ -142,7 +144,7 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
     close(report[0]);
     if (ready == 0) {
         snprintf(err, errlen, "started %s for this node, but it neither ran nor failed within "
-                 "%.0f s (see %s)", bin, s->nodes.timeout, logpath);
+                 "%.0f s (see %s)", bin, nodes->timeout, logpath);
         return -1;
     }
     if (got == (ssize_t) sizeof(exec_errno)) {
@@ -152,23 +154,23 @@ static int start_server(ADIOI_BBFS_Server * s, const char *logdir, const char *f
         return -1;
     }
     /* (by the clock: a ping that fails slowly counts too) */
-    for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < s->nodes.timeout;) {
-        int a = alive(s, file, addr, len, err, errlen);
+    for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < nodes->timeout;) {
+        int a = alive(nodes, file, addr, len, err, errlen);
         if (a != 0)
             return a > 0 ? 0 : -1;
         struct timespec ts = { 0, 20 * 1000 * 1000 };
         nanosleep(&ts, NULL);
     }
     snprintf(err, errlen, "started %s for this node, but it did not answer within %.0f s "
-             "(see %s; set BBFS_SERVER_BIN if it is not on PATH)", bin, s->nodes.timeout, logpath);
+             "(see %s; set BBFS_SERVER_BIN if it is not on PATH)", bin, nodes->timeout, logpath);
     return -1;
 }
 
 /* This node's server address, found or started; every process of a
  * server-using open calls it.  Starting happens under the node's lock, so
  * that neither two of a job's processes nor two jobs start two. */
-int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char *addr, size_t len,
-                       char *err, size_t errlen)
+int ADIOI_BBFS_Server_find_node(const ADIOI_BBFS_Nodes * nodes, const char *logdir, char *addr,
+                                size_t len, char *err, size_t errlen)
 {
     char file[PATH_MAX], lock[PATH_MAX];
     const char *host = ADIOI_BBFS_Host_name();
@@ -188,13 +190,13 @@ int ADIOI_BBFS_Server_find_node(ADIOI_BBFS_Server * s, const char *logdir, char 
     int lfd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (lfd >= 0)
         flock(lfd, LOCK_SH);
-    int a = alive(s, file, addr, len, err, errlen);
+    int a = alive(nodes, file, addr, len, err, errlen);
     if (a == 0) {
         if (lfd >= 0)
             flock(lfd, LOCK_EX);
-        a = alive(s, file, addr, len, err, errlen);
+        a = alive(nodes, file, addr, len, err, errlen);
     }
-    int rc = a > 0 ? 0 : a < 0 ? -1 : start_server(s, logdir, file, addr, len, err, errlen);
+    int rc = a > 0 ? 0 : a < 0 ? -1 : start_server(nodes, logdir, file, addr, len, err, errlen);
     if (lfd >= 0)
         close(lfd);             /* (releases the lock) */
     return rc;

@@ -19,7 +19,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/seal_test.cc \
 	%reldir%/index_test.cc \
 	%reldir%/planner_test.cc \
-	%reldir%/drain_test.cc \
+	%reldir%/drain_fixture.h %reldir%/drain_test.cc %reldir%/drains_test.cc \
 	%reldir%/plan_sessions_test.cc \
 	%reldir%/plan_compact_test.cc \
 	%reldir%/pmem_test.cc \

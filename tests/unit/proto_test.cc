@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "drains.h"
 #include "proto.h"
 
 namespace {
@@ -479,8 +480,9 @@ TEST(Proto, EveryStatusHasADescription)
 
 } // namespace
 
-// DRAIN: the file in, what the server did out.
-TEST(Proto, DrainNamesTheFileAndItsReplyWhatWasDone)
+// DRAIN: the file in, where its drain stands out; DRAINS: one file's or
+// every drain, records with their strings.
+TEST(Proto, DrainNamesTheFileAndItsReplyWhereTheDrainStands)
 {
     Buf b;
     bbs_request r;
@@ -492,14 +494,57 @@ TEST(Proto, DrainNamesTheFileAndItsReplyWhatWasDone)
     EXPECT_STREQ("drain", bbs_op_name(BBS_DRAIN));
     Buf rb;
     bbs_reply rep;
+    bbs_drain_rec d{"/pfs/ckpt.dat", "", BBS_DRAIN_RUNNING, 1, 1 << 20, 3 << 20, 0, 0, 1500};
     ASSERT_EQ(0, bbs_rep_begin(&rb.b, BBS_DRAIN, 4, BBS_OK, nullptr));
-    ASSERT_EQ(0, bbs_rep_drain(&rb.b, 1 << 20, 3, 2));
+    ASSERT_EQ(0, bbs_rep_drains_begin(&rb.b, 1));
+    ASSERT_EQ(0, bbs_rep_drain(&rb.b, &d));
     auto rm = rb.bytes();
     char err[256];
     ASSERT_EQ(BBS_OK, bbs_dec_reply(rm.data(), rm.size(), &rep, err, sizeof(err))) << err;
-    EXPECT_EQ(1u << 20, rep.drained);
-    EXPECT_EQ(3u, rep.epochs);
-    EXPECT_EQ(2u, rep.writes);
+    ASSERT_EQ(1u, rep.ndrains);
+    bbs_drain_rec got{};
+    bbs_reply_drains(&rep, &got);
+    EXPECT_STREQ("/pfs/ckpt.dat", got.path);
+    EXPECT_STREQ("", got.error);
+    EXPECT_EQ(BBS_DRAIN_RUNNING, got.state);
+    EXPECT_EQ(1u << 20, got.done);
+    EXPECT_EQ(3u << 20, got.total);
+    EXPECT_EQ(1500u, got.age_ms);
     rm.pop_back(); // (a reply cut short)
+    EXPECT_EQ(BBS_EMSG, bbs_dec_reply(rm.data(), rm.size(), &rep, err, sizeof(err)));
+
+    // DRAINS: every drain (no file), two records
+    ASSERT_EQ(0, bbs_enc_drains(&b.b, 5, kToken, nullptr));
+    m = b.bytes();
+    ASSERT_EQ(BBS_OK, DecodeRequest(m, &r));
+    EXPECT_EQ(BBS_DRAINS, r.op);
+    EXPECT_STREQ("", r.file);
+    bbs_drain_rec f{"/pfs/b", "a log is short", BBS_DRAIN_FAILED, 2, 0, 0, 0, 0, 9};
+    ASSERT_EQ(0, bbs_rep_begin(&rb.b, BBS_DRAINS, 5, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_drains_begin(&rb.b, 2));
+    ASSERT_EQ(0, bbs_rep_drain(&rb.b, &d));
+    ASSERT_EQ(0, bbs_rep_drain(&rb.b, &f));
+    rm = rb.bytes();
+    ASSERT_EQ(BBS_OK, bbs_dec_reply(rm.data(), rm.size(), &rep, err, sizeof(err))) << err;
+    ASSERT_EQ(2u, rep.ndrains);
+    bbs_drain_rec two[2];
+    bbs_reply_drains(&rep, two);
+    EXPECT_STREQ("/pfs/b", two[1].path);
+    EXPECT_STREQ("a log is short", two[1].error);
+    EXPECT_EQ(BBS_DRAIN_FAILED, two[1].state);
+    EXPECT_EQ(2u, two[1].tries);
+    // a state no server sends, and a DRAIN reply with two records
+    f.state = BBS_DRAIN_NUM_STATES;
+    ASSERT_EQ(0, bbs_rep_begin(&rb.b, BBS_DRAINS, 5, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_drains_begin(&rb.b, 1));
+    ASSERT_EQ(0, bbs_rep_drain(&rb.b, &f));
+    rm = rb.bytes();
+    EXPECT_EQ(BBS_EMSG, bbs_dec_reply(rm.data(), rm.size(), &rep, err, sizeof(err)));
+    EXPECT_NE(nullptr, strstr(err, "state")) << err;
+    ASSERT_EQ(0, bbs_rep_begin(&rb.b, BBS_DRAIN, 5, BBS_OK, nullptr));
+    ASSERT_EQ(0, bbs_rep_drains_begin(&rb.b, 2));
+    ASSERT_EQ(0, bbs_rep_drain(&rb.b, &d));
+    ASSERT_EQ(0, bbs_rep_drain(&rb.b, &d));
+    rm = rb.bytes();
     EXPECT_EQ(BBS_EMSG, bbs_dec_reply(rm.data(), rm.size(), &rep, err, sizeof(err)));
 }

@@ -284,20 +284,34 @@ TEST_F(Serve, RepliesCarryAClockNeverBehindOneAWriterAttachedWith)
 } // namespace
 
 namespace {
-// DRAIN writes the files it names: only a server that may (the daemon)
-// does; a relative path is refused before anything is looked at.
+// DRAIN queues the files it names for the drain thread: only a server
+// that has one (the daemon) does; a relative path is refused before
+// anything is looked at; DRAINS lists them.
 TEST_F(Serve, ADrainNeedsAServerThatDrainsAndAnAbsolutePath)
 {
     ASSERT_EQ(0, bbs_enc_drain(&req, 3, token, elsewhere.file("f").c_str()));
     EXPECT_EQ(BBS_EPERM, Run());
     EXPECT_NE(nullptr, strstr(r.msg, "does not drain")) << r.msg;
-    conf.may_drain = 1;
+    bbs_drains_conf dc{};
+    char why[256];
+    ASSERT_EQ(0, bbs_drains_start(&dc, &conf.drains, why, sizeof(why))) << why;
     ASSERT_EQ(0, bbs_enc_drain(&req, 4, token, "f"));
     EXPECT_EQ(BBS_EMSG, Run());
     EXPECT_NE(nullptr, strstr(r.msg, "absolute")) << r.msg;
     ASSERT_EQ(0, bbs_enc_drain(&req, 5, token, elsewhere.file("f").c_str()));
-    EXPECT_EQ(BBS_OK, Run()); // (nothing pending)
-    EXPECT_EQ(0u, r.epochs);
+    EXPECT_EQ(BBS_OK, Run()); // (queued: nothing pending, it ends done)
+    ASSERT_EQ(1u, r.ndrains);
+    bbs_drain_rec d;
+    bbs_reply_drains(&r, &d);
+    EXPECT_STREQ(elsewhere.file("f").c_str(), d.path);
     EXPECT_EQ(3u, stats.requests[BBS_DRAIN]); // (refusals after the token are counted as asked)
+    ASSERT_EQ(0, bbs_enc_drains(&req, 6, token, nullptr));
+    EXPECT_EQ(BBS_OK, Run());
+    EXPECT_EQ(1u, r.ndrains);
+    ASSERT_EQ(0, bbs_enc_drains(&req, 7, token, "/no/such/file"));
+    EXPECT_EQ(BBS_OK, Run());
+    EXPECT_EQ(0u, r.ndrains);
+    bbs_drains_stop(conf.drains);
+    conf.drains = nullptr;
 }
 } // namespace

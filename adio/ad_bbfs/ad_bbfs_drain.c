@@ -1,0 +1,78 @@
+/*
+ * bbfs_replay=background (docs/drain.md): the close seals every process's
+ * logs and leaves the session pending, as `never` does; process 0, once it
+ * heard that every log is sealed, hands the file to its node's bbserver
+ * (found, or started as the multi-node path starts it), whose drain
+ * thread writes the canonical file while the application goes on.
+ */
+#include "ad_bbfs.h"
+#include "adioi.h"
+#include "../../bbserver/proto.h"
+#include "../../logfs/drain.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Ask this node's server to drain path. */
+static int ask_server(const ADIOI_BBFS_File * bf, const char *path, char *err, size_t errlen)
+{
+    ADIOI_BBFS_Nodes nodes;
+    struct bbs_buf b = { 0 };
+    struct bbs_reply r;
+    char addr[256];
+    if (ADIOI_BBFS_Nodes_init(&nodes, (double) bf->hints.server_timeout, err, errlen) != 0
+        || ADIOI_BBFS_Server_find_node(&nodes, bf->hints.logdir, addr, sizeof(addr), err,
+                                       errlen) != 0)
+        return -1;
+    if (bbs_enc_drain(&b, 0, nodes.token, path) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = ADIOI_BBFS_Nodes_call(&nodes, addr, &b, &r, err, errlen);
+    bbs_buf_free(&b);
+    return rc;
+}
+
+/* Without a server, this process drains the file before the close
+ * returns: slower than the hand-over, never wrong.  The others' read
+ * locks on the session go as their closes end: a busy session is tried
+ * again for up to the server time-out (a handle of the file that stays
+ * open replays it at its own close). */
+static void drain_here(const ADIOI_BBFS_File * bf, const char *path, const char *why)
+{
+    struct logfs_drain_opts o = { 0 };
+    struct logfs_error le = { 0 };
+    double t0 = MPI_Wtime(), nap = 0.001;
+    int rc;
+    static int said;
+
+    if (!said++)
+        fprintf(stderr, "bbfs: %s: no bbserver to drain it in the background (%s); the close "
+                "drains it instead\n", path, why);
+    o.durable = bf->hints.durable;
+    while ((rc = logfs_drain_file(path, &o, NULL, &le)) == LOGFS_EBUSY
+           && MPI_Wtime() - t0 < (double) bf->hints.server_timeout) {
+        struct timespec ts = { 0, (long) (nap * 1e9) };
+        nanosleep(&ts, NULL);
+        nap = nap < 0.1 ? nap * 2 : 0.1;
+    }
+    if (rc != LOGFS_OK && rc != LOGFS_EBUSY)
+        fprintf(stderr, "bbfs: %s: the close's drain failed (%s); the logs stay pending: the "
+                "next open, or bbfs-replay %s, replays them\n", path, le.msg, path);
+}
+
+void ADIOI_BBFS_Drain_hand_over(const ADIOI_BBFS_File * bf)
+{
+    char path[PATH_MAX], err[1024];
+    /* (the server names drains by the file's real path, as bbsctl does) */
+    if (!realpath(bf->canonical, path)) {
+        fprintf(stderr, "bbfs: %s: %s; its logs stay pending: the next open, or bbfs-replay, "
+                "replays them\n", bf->canonical, strerror(errno));
+        return;
+    }
+    if (ask_server(bf, path, err, sizeof(err)) != 0)
+        drain_here(bf, path, err);
+}

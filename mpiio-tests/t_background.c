@@ -1,0 +1,74 @@
+/* bbfs_replay=background as a checkpoint uses it (mpiio-tests/server-drain.sh):
+ * every process writes 8-byte pieces interleaved with the others' through a
+ * vector view, in two epochs (the second rewrites a quarter of the first),
+ * closes, and at once opens the file again read-only and checks every byte:
+ * the open sees the right bytes while the node's server still drains.
+ *
+ * usage: t_background FILE [SHOWN]   SHOWN: the bbfs_replay MPI_File_get_info
+ * must show (default "background"; "on_close" where it falls back) */
+#include "testlib.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define PIECE 8
+#define NPIECES 16384           /* per process and epoch */
+
+/* The byte at offset off after both epochs (tag 1, then tag 2 over the
+ * first quarter of every process's pieces). */
+static unsigned char want_at(long long off)
+{
+    long long piece = off / PIECE, nth = piece / tl_nprocs;
+    return tl_byte(off, nth < NPIECES / 4 ? 2 : 1);
+}
+
+static void write_epoch(MPI_File fh, int tag, int npieces)
+{
+    unsigned char *buf = malloc((size_t) npieces * PIECE);
+    for (int i = 0; i < npieces; i++)
+        tl_fill(buf + (size_t) i * PIECE, PIECE,
+                ((long long) i * tl_nprocs + tl_rank) * PIECE, tag);
+    MPI_Status st;
+    TL_MPI(MPI_File_write_at_all(fh, 0, buf, npieces * PIECE, MPI_BYTE, &st));
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = tl_init(&argc, &argv);
+    const char *shown = argc > 2 ? argv[2] : "background";
+    MPI_Datatype vec;
+    MPI_Info info;
+    MPI_File fh;
+    long long size = (long long) NPIECES * PIECE * tl_nprocs;
+
+    MPI_Type_vector(NPIECES, PIECE, PIECE * tl_nprocs, MPI_BYTE, &vec);
+    MPI_Type_commit(&vec);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "bbfs_replay", "background");
+    TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    tl_expect_info(fh, "bbfs_replay", tl_is_bbfs(name) ? shown : TL_FOREIGN_HINT("background"));
+    TL_MPI(MPI_File_set_view(fh, (MPI_Offset) tl_rank * PIECE, MPI_BYTE, vec, "native",
+                             MPI_INFO_NULL));
+    write_epoch(fh, 1, NPIECES);
+    tl_sync_barrier_sync(fh);
+    write_epoch(fh, 2, NPIECES / 4);
+    TL_MPI(MPI_File_close(&fh));
+
+    /* read back at once: the drain may still run */
+    unsigned char *got = malloc((size_t) size);
+    TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_Offset fsize;
+    TL_MPI(MPI_File_get_size(fh, &fsize));
+    TL_CHECK(fsize == size, "size %lld right after the close, expected %lld",
+             (long long) fsize, size);
+    MPI_Status st;
+    TL_MPI(MPI_File_read_at_all(fh, 0, got, (int) size, MPI_BYTE, &st));
+    for (long long off = 0; off < size; off++)
+        TL_CHECK(got[off] == want_at(off), "byte %lld is %u right after the close, expected %u",
+                 off, got[off], want_at(off));
+    TL_MPI(MPI_File_close(&fh));
+    free(got);
+    MPI_Type_free(&vec);
+    return tl_finish();
+}
