@@ -14,8 +14,16 @@
 #define DEFAULT_WINDOW ((uint64_t)16 << 20)
 #define DEFAULT_GAP ((uint64_t)64 << 10)
 
-/* One block of a run, staged: its file offset, and where its bytes are in
- * the stage (which moves as it grows). */
+/* A run as the plan gives it (count blocks at a stride), staged: its
+ * bytes are at `at` in the stage (which moves as it grows).  Interleaved
+ * small pieces stay a few runs; they become pieces (one per block, three
+ * words each) only where a domain must be sorted. */
+struct run {
+    uint64_t offset, blocklen, stride, count;
+    size_t at;
+};
+
+/* One block of a run, staged. */
 struct piece {
     uint64_t offset;
     uint64_t length;
@@ -27,6 +35,9 @@ struct domain {
     struct logfs_datalog_reader **readers; /* by writer, opened at first use */
     unsigned char *stage;                  /* the runs' bytes, as read */
     size_t staged, stage_cap;
+    struct run *runs;
+    size_t nruns, runs_cap;
+    uint64_t nblocks;                      /* the runs' blocks */
     struct piece *pieces;
     size_t npieces, pieces_cap;
     struct logfs_error *err;
@@ -47,7 +58,7 @@ static int reader_of(struct domain *d, uint32_t w, struct logfs_datalog_reader *
     return LOGFS_OK;
 }
 
-/* A run's bytes, read with one pread, become its blocks' pieces. */
+/* A run's bytes, read with one pread, staged. */
 static int take_run(void *arg, const struct logfs_replay_run *r)
 {
     struct domain *d = arg;
@@ -58,25 +69,77 @@ static int take_run(void *arg, const struct logfs_replay_run *r)
     if (rc)
         return rc;
     unsigned char *s = logfs_grow(d->stage, &d->stage_cap, d->staged + bytes, 1, 1 << 20);
-    struct piece *p = logfs_grow(d->pieces, &d->pieces_cap, d->npieces + r->count,
-                                 sizeof(*p), 1024);
+    struct run *q = logfs_grow(d->runs, &d->runs_cap, d->nruns + 1, sizeof(*q), 64);
     if (s)
         d->stage = s;
-    if (p)
-        d->pieces = p;
-    if (!s || !p)
+    if (q)
+        d->runs = q;
+    if (!s || !q)
         return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory to stage %llu bytes of a drain",
                           (unsigned long long)bytes);
     if ((rc = logfs_datalog_reader_pread(dr, r->dlog_off, d->stage + d->staged, bytes, d->err)))
         return rc;
-    for (uint64_t i = 0; i < r->count; i++) {
-        struct piece *q = &d->pieces[d->npieces++];
-        q->offset = r->offset + i * r->stride;
-        q->length = r->blocklen;
-        q->at = d->staged + (size_t)(i * r->blocklen);
-    }
+    d->runs[d->nruns++] = (struct run){ r->offset, r->blocklen, r->stride, r->count, d->staged };
+    d->nblocks += r->count;
     d->staged += bytes;
     return LOGFS_OK;
+}
+
+/* The runs' blocks as pieces, to be sorted. */
+static int expand_runs(struct domain *d)
+{
+    struct piece *p = logfs_grow(d->pieces, &d->pieces_cap, d->nblocks, sizeof(*p), 1024);
+    if (!p)
+        return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory to sort %llu pieces of a drain",
+                          (unsigned long long)d->nblocks);
+    d->pieces = p;
+    d->npieces = 0;
+    for (size_t k = 0; k < d->nruns; k++) {
+        const struct run *r = &d->runs[k];
+        for (uint64_t i = 0; i < r->count; i++)
+            p[d->npieces++] = (struct piece){ r->offset + i * r->stride, r->blocklen,
+                                              r->at + (size_t)(i * r->blocklen) };
+    }
+    return LOGFS_OK;
+}
+
+/* One pwrite of len bytes at lo. */
+static int put(struct domain *d, int fd, const unsigned char *b, size_t len, uint64_t lo,
+               struct logfs_drain_stats *st)
+{
+    int e = logfs_pwrite_full("drain-write", fd, b, len, lo);
+    if (e)
+        return logfs_fail(d->err, logfs_status_from_errno(e), e, "cannot write the file: %s",
+                          strerror(e));
+    st->writes++;
+    return LOGFS_OK;
+}
+
+/* A domain its runs cover whole: every block put in place, run by run (no
+ * sort), and one pwrite. */
+static int write_whole(struct domain *d, int fd, uint64_t lo, uint64_t hi, unsigned char **buf,
+                       size_t *cap, struct logfs_drain_stats *st)
+{
+    size_t len = (size_t)(hi - lo);
+    if (d->nruns == 1 && d->runs[0].count == 1)
+        return put(d, fd, d->stage, len, lo, st);
+    unsigned char *b = logfs_grow(*buf, cap, len, 1, 1 << 20);
+    if (!b)
+        return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory for a drain's span of %zu bytes",
+                          len);
+    *buf = b;
+    for (size_t k = 0; k < d->nruns; k++) {
+        const struct run *r = &d->runs[k];
+        unsigned char *to = b + (r->offset - lo);
+        const unsigned char *from = d->stage + r->at;
+        if (r->blocklen == 8)   /* (interleaved 8-byte elements: a word each) */
+            for (uint64_t i = 0; i < r->count; i++)
+                memcpy(to + i * r->stride, from + i * 8, 8);
+        else
+            for (uint64_t i = 0; i < r->count; i++)
+                memcpy(to + i * r->stride, from + i * r->blocklen, (size_t)r->blocklen);
+    }
+    return put(d, fd, b, len, lo, st);
 }
 
 static int by_offset(const void *a, const void *b)
@@ -122,12 +185,7 @@ static int write_span(struct domain *d, int fd, size_t first, size_t last, uint6
             memcpy(b + (p[i].offset - lo), d->stage + p[i].at, (size_t)p[i].length);
         out = b;
     }
-    int e = logfs_pwrite_full("drain-write", fd, out, len, lo);
-    if (e)
-        return logfs_fail(d->err, logfs_status_from_errno(e), e, "cannot write the file: %s",
-                          strerror(e));
-    st->writes++;
-    return LOGFS_OK;
+    return put(d, fd, out, len, lo, st);
 }
 
 /* The staged pieces into the file, in file order, in as few writes as the
@@ -136,11 +194,14 @@ static int write_domain(struct domain *d, int fd, const struct logfs_drain_opts 
                         uint64_t lo, uint64_t hi, struct logfs_drain_stats *st,
                         unsigned char **buf, size_t *cap)
 {
-    /* A domain its pieces cover whole (a dense pattern, as an interleaved
+    /* A domain its runs cover whole (a dense pattern, as an interleaved
      * file's: runs never share a byte, so as many bytes as it spans) is one
-     * span, its pieces put in place unsorted. */
-    if (d->npieces && hi - lo == d->staged && hi - lo <= 2 * o->window)
-        return write_span(d, fd, 0, d->npieces, lo, hi, buf, cap, st);
+     * span, its blocks put in place unsorted. */
+    if (d->nruns && hi - lo == d->staged && hi - lo <= 2 * o->window)
+        return write_whole(d, fd, lo, hi, buf, cap, st);
+    int rc = expand_runs(d);
+    if (rc)
+        return rc;
     qsort(d->pieces, d->npieces, sizeof(*d->pieces), by_offset);
     size_t first = 0;
     for (size_t i = 1; i <= d->npieces; i++) {
@@ -152,7 +213,7 @@ static int write_domain(struct domain *d, int fd, const struct logfs_drain_opts 
             if (gap == 0 || (!o->no_gaps && gap <= o->max_gap && span <= 2 * o->window))
                 continue;
         }
-        int rc = write_span(d, fd, first, i, d->pieces[first].offset,
+        rc = write_span(d, fd, first, i, d->pieces[first].offset,
                             d->pieces[i - 1].offset + d->pieces[i - 1].length, buf, cap, st);
         if (rc)
             return rc;
@@ -204,7 +265,8 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
             break;
         for (uint32_t r = 0; r < m && !rc; r++) {
             uint64_t lo, hi;
-            d.staged = d.npieces = 0;
+            d.staged = d.npieces = d.nruns = 0;
+            d.nblocks = 0;
             rc = logfs_plan_domain_runs(p, e, r, m, &lo, &hi, take_run, &d);
             if (!rc)
                 rc = write_domain(&d, fd, &o, lo, hi, &st, &buf, &cap);
@@ -224,6 +286,7 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
         logfs_datalog_reader_close(d.readers[w]);
     free(d.readers);
     free(d.stage);
+    free(d.runs);
     free(d.pieces);
     free(buf);
     if (stats)

@@ -43,6 +43,9 @@ timeout_s=${BBFS_TEST_TIMEOUT:-300}
 
 rm -rf "$work"; mkdir -p "$work"
 export BBFS_LOGDIR="${BBFS_TEST_LOGDIR:-$work/logs}"; mkdir -p "$BBFS_LOGDIR"
+# (a server the driver starts for a test's log directory, for a background
+# close, need not outlive the test by the default 10 minutes)
+export BBFS_SERVER_IDLE="${BBFS_SERVER_IDLE:-20}"
 hints_file=""
 if [ -n "$bbfs_hints" ]; then
     hints_file="$work/bbfs.hints"

@@ -113,9 +113,9 @@ int main(int argc, char **argv)
     }
     TL_MPI(MPI_File_close(&fh));
 
-    /* unique open: replay is deferred to the next read-only open by default */
+    /* unique open: drained in the background by default (docs/drain.md) */
     TL_MPI(open_with(scratch, NULL, NULL, MPI_MODE_RDWR | MPI_MODE_UNIQUE_OPEN, &fh));
-    tl_expect_info(fh, "bbfs_replay", bbfs ? "on_read_open" : NULL);
+    tl_expect_info(fh, "bbfs_replay", bbfs ? "background" : NULL);
     TL_MPI(MPI_File_close(&fh));
 
     /* bad values */

@@ -1,8 +1,7 @@
 /* Deferred replay and pending logs.
  *
- * 1. A file opened with MPI_MODE_UNIQUE_OPEN is not replayed at close (the
- *    default becomes bbfs_replay=on_read_open): its manifest stays and the
- *    canonical file is still empty.  The next read-only open through bbfs
+ * 1. A file closed with bbfs_replay=on_read_open is not replayed at close:
+ *    its manifest stays and the canonical file is still empty.  The next read-only open through bbfs
  *    replays it, reads see the data, and afterwards the canonical file is a
  *    plain file with the data and the manifest and logs are gone.
  * 2. MPI_File_delete of a file whose logs are pending removes the file, the
@@ -56,10 +55,12 @@ int main(int argc, char **argv)
     long long total = (long long) tl_nprocs * BLOCK;
     MPI_Offset off = (MPI_Offset) tl_rank * BLOCK;
 
-    /* 1. unique open: replay deferred to the next read-only open */
-    TL_MPI(MPI_File_open(MPI_COMM_WORLD, name,
-                         MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_UNIQUE_OPEN,
-                         MPI_INFO_NULL, &fh));
+    /* 1. replay deferred to the next read-only open */
+    MPI_Info later;
+    MPI_Info_create(&later);
+    MPI_Info_set(later, "bbfs_replay", "on_read_open");
+    TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_WRONLY, later, &fh));
+    MPI_Info_free(&later);
     tl_fill(buf, BLOCK, off, 1);
     TL_MPI(MPI_File_write_at_all(fh, off, buf, BLOCK, MPI_BYTE, &st));
     TL_MPI(MPI_File_close(&fh));

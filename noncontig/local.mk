@@ -30,6 +30,20 @@ performance: all
 	$(srcdir)/%reldir%/performance.sh $(abs_top_builddir)/perf
 .PHONY: performance
 
+# checkpoint: bbfs_replay=background's close and time to the canonical file
+# against never, on_close and stock ROMIO, and a checkpoint loop with the
+# compute phases' slowdown while drains run (docs/drain.md).
+noinst_PROGRAMS += %reldir%/checkpoint
+%canon_reldir%_checkpoint_SOURCES = %reldir%/checkpoint.c %reldir%/bench.c %reldir%/bench.h
+%canon_reldir%_checkpoint_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_checkpoint_LDADD = $(MPI_LIBS)
+bench-drain: all
+	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	BBFS_LOGDIR=$(DEMO_DIR) $(MPIEXEC) -n 4 %reldir%/checkpoint -dir $(DEMO_DIR) \
+	  -elmtsize 8,4k -mib 64 -repeat 5 -rounds 4 -compute 1
+	@rm -rf $(DEMO_DIR)
+.PHONY: bench-drain
+
 noinst_PROGRAMS += %reldir%/model-cost
 %canon_reldir%_model_cost_SOURCES = %reldir%/model-cost.c %reldir%/bench.c %reldir%/bench.h
 %canon_reldir%_model_cost_CPPFLAGS = $(MPI_CPPFLAGS)

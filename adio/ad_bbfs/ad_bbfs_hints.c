@@ -226,13 +226,18 @@ int ADIOI_BBFS_Hints_agreed(const uint64_t * least, int err)
     return MPI_SUCCESS;
 }
 
-/* bbfs_replay's default depends on the access mode, known only at open. */
+/* bbfs_replay's default depends on the access mode, known only at open: a
+ * file opened with MPI_MODE_UNIQUE_OPEN (nobody else opens it meanwhile)
+ * drains in the background, so that its close costs what a deferred one
+ * does and the file still reaches the canonical file system without
+ * anyone's help (docs/drain.md: on_read_open left it on node-local storage
+ * until someone read it, and lost it when the allocation ended first). */
 void ADIOI_BBFS_Hints_resolve_at_open(ADIO_File fd, int access_mode)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
     if (!bf->hints.replay_given)
-        bf->hints.replay = (access_mode & ADIO_UNIQUE_OPEN) ? ADIOI_BBFS_REPLAY_ON_READ_OPEN
+        bf->hints.replay = (access_mode & ADIO_UNIQUE_OPEN) ? ADIOI_BBFS_REPLAY_BACKGROUND
             : ADIOI_BBFS_REPLAY_ON_CLOSE;
     replay_where_possible(bf);
 }

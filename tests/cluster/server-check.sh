@@ -104,7 +104,7 @@ out=$(ctl1 -t "$work/bad" ping 2>&1); rc=$?
 if [ $rc = 1 ] && echo "$out" | grep -q "token"; then ok "a wrong token is refused: $out"
 else fail "wrong token: rc $rc: $out"; fi
 p=$(ctl1 ping)
-echo "$p" | grep -q "files 1 refused 1 .* attach 3 query 1 detach 0 stat 1 replayed 0 read 1 export 0 remove 0 drain 0$" && ok "the server counted one refusal and holds one file: $p" \
+echo "$p" | grep -q "files 1 refused 1 .* attach 3 query 1 detach 0 stat 1 replayed 0 read 1 export 0 remove 0 drain 0 drains 0$" && ok "the server counted one refusal and holds one file: $p" \
     || fail "ping: $p"
 
 # 4. reads outside the log directory
