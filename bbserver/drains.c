@@ -240,7 +240,8 @@ static void *drain_main(void *arg)
 {
     struct bbs_drains *d = arg;
     /* Below the application's processes: on a node whose cores the job
-     * uses, the drain takes the time they leave (docs/drain.md). */
+     * uses, the drain takes the time they leave (docs/drain.md).  (Threads
+     * logfs_drain starts inherit it.) */
     if (d->c.nice && setpriority(PRIO_PROCESS, (id_t) gettid(), d->c.nice) != 0)
         fprintf(stderr, "bbserver: cannot lower the drain thread's priority: %s\n",
                 strerror(errno));
@@ -272,6 +273,7 @@ static void *drain_main(void *arg)
         struct logfs_drain_stats st;
         struct logfs_error le = { 0 };
         o.durable = d->c.durable;
+        o.threads = d->c.threads;
         o.progress = on_progress;
         o.arg = &r;
         int rc = logfs_drain_file(x->path, &o, &st, &le);

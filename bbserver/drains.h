@@ -50,7 +50,8 @@ struct bbs_drain_info {
 
 struct bbs_drains_conf {
     const char *journal;    /* files still to drain, across restarts (NULL: none) */
-    int nice;               /* the drain thread's niceness (0: the server's) */
+    int nice;               /* the drain threads' niceness (0: the server's) */
+    int threads;            /* threads one drain uses (logfs_drain_opts.threads) */
     double rate;            /* logged bytes per second at most (0: no limit) */
     size_t keep;            /* ended drains remembered for status and wait (0: 1024) */
     int durable;            /* fsync every drained file (as bbfs_durable does) */

@@ -43,6 +43,7 @@ static void usage(FILE *f)
             "                            ones it names at start (default: none)\n"
             "  -n, --drain-nice N        the drain thread's niceness, 0 to 19 (default 10:\n"
             "                            below the job's processes)\n"
+            "  -k, --drain-threads N     threads a drain uses, 1 to 16 (default 2)\n"
             "  -r, --drain-rate MB/S     drain at most this many MB of logged data per\n"
             "                            second (default 0: no limit)\n"
             "  -v, --verbose             log connections\n"
@@ -79,6 +80,7 @@ int main(int argc, char **argv)
         {"idle-limit", required_argument, NULL, 'i'},
         {"drain-journal", required_argument, NULL, 'j'},
         {"drain-nice", required_argument, NULL, 'n'},
+        {"drain-threads", required_argument, NULL, 'k'},
         {"drain-rate", required_argument, NULL, 'r'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, 'h'},
@@ -94,8 +96,9 @@ int main(int argc, char **argv)
     o.workers = 2;
     o.poll_us = 20;
     o.drain_nice = 10;
+    o.drain_threads = 2;
     o.logdirs = logdirs;
-    while ((c = getopt_long(argc, argv, "l:p:d:t:w:u:s:a:i:j:n:r:vh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "l:p:d:t:w:u:s:a:i:j:n:k:r:vh", opts, NULL)) != -1) {
         char *end;
         long v;
         switch (c) {
@@ -148,6 +151,11 @@ int main(int argc, char **argv)
             if (!int_option("--drain-nice", optarg, 0, 19, &v))
                 return 2;
             o.drain_nice = (int) v;
+            break;
+        case 'k':
+            if (!int_option("--drain-threads", optarg, 1, 16, &v))
+                return 2;
+            o.drain_threads = (int) v;
             break;
         case 'r':
             o.drain_rate = strtod(optarg, &end) * 1e6;

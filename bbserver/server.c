@@ -535,7 +535,8 @@ int bbs_server_run(const struct bbs_server_opts *o)
     sigaddset(&mask, SIGINT);
     pthread_sigmask(SIG_BLOCK, &mask, NULL);    /* (before threads: they inherit it) */
     sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-    struct bbs_drains_conf dc = { o->drain_journal, o->drain_nice, o->drain_rate, 0, 0 };
+    struct bbs_drains_conf dc = { o->drain_journal, o->drain_nice, o->drain_threads,
+        o->drain_rate, 0, 0 };
     if (bbs_drains_start(&dc, &s.conf.drains, err, sizeof(err)) != 0) {
         fprintf(stderr, "bbserver: %s\n", err);
         goto out;

@@ -32,7 +32,8 @@ struct bbs_server_opts {
     double idle_limit;          /* exit after this many seconds with no file and
                                  * no client; 0: never */
     const char *drain_journal;  /* files still to drain (drains.h); NULL: none */
-    int drain_nice;             /* the drain thread's niceness */
+    int drain_nice;             /* the drain threads' niceness */
+    int drain_threads;          /* threads a drain uses */
     double drain_rate;          /* logged bytes per second it drains (0: no limit) */
     int verbose;
 };

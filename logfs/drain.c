@@ -2,6 +2,7 @@
 #include "drain.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -88,6 +89,9 @@ static int take_run(void *arg, const struct logfs_replay_run *r)
 /* The runs' blocks as pieces, to be sorted. */
 static int expand_runs(struct domain *d)
 {
+    d->npieces = 0;
+    if (!d->nblocks)
+        return LOGFS_OK;
     struct piece *p = logfs_grow(d->pieces, &d->pieces_cap, d->nblocks, sizeof(*p), 1024);
     if (!p)
         return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory to sort %llu pieces of a drain",
@@ -233,62 +237,150 @@ static int resize(int fd, uint64_t to, int grow_only, struct logfs_error *err)
     return LOGFS_OK;
 }
 
+/* One epoch's domains, taken in turn by the drain's threads: disjoint file
+ * ranges, so they go to the file in any order; the next epoch waits for
+ * all of them (it may write the same bytes). */
+struct epoch_work {
+    const struct logfs_plan *p;
+    int fd;
+    const struct logfs_drain_opts *o;
+    uint64_t e;
+    uint32_t m, next;           /* domains; the next one to take */
+    int stop;                   /* a thread failed, or progress said stop */
+    pthread_mutex_t lock;       /* (progress: one call at a time, in order of bytes) */
+    uint64_t done, total;
+};
+
+/* What one thread of a drain keeps across domains and epochs. */
+struct worker {
+    struct epoch_work *w;
+    struct domain d;
+    unsigned char *buf;
+    size_t cap;
+    struct logfs_drain_stats st;
+    struct logfs_error err;
+    int rc;
+    pthread_t thread;
+};
+
+static void *drain_domains(void *arg)
+{
+    struct worker *k = arg;
+    struct epoch_work *w = k->w;
+    for (;;) {
+        uint32_t r = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED);
+        if (r >= w->m || __atomic_load_n(&w->stop, __ATOMIC_RELAXED))
+            break;
+        uint64_t lo, hi;
+        k->d.staged = k->d.npieces = k->d.nruns = 0;
+        k->d.nblocks = 0;
+        int rc = logfs_plan_domain_runs(w->p, w->e, r, w->m, &lo, &hi, take_run, &k->d);
+        if (!rc)
+            rc = write_domain(&k->d, w->fd, w->o, lo, hi, &k->st, &k->buf, &k->cap);
+        k->st.bytes += k->d.staged;
+        if (!rc && w->o->progress) {
+            pthread_mutex_lock(&w->lock);
+            w->done += k->d.staged;
+            rc = w->o->progress(w->o->arg, w->done, w->total);
+            pthread_mutex_unlock(&w->lock);
+        }
+        if (rc) {
+            k->rc = rc;
+            __atomic_store_n(&w->stop, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* Domains of an epoch: about a window of logged bytes each, and with
+ * several threads at least one per thread (of a MiB or more). */
+static uint32_t domains_of(uint64_t bytes, const struct logfs_drain_opts *o)
+{
+    uint64_t m = (bytes + o->window - 1) / o->window, per_thread = (uint64_t)1 << 20;
+    uint64_t want = bytes / per_thread < (uint64_t)o->threads ? bytes / per_thread
+        : (uint64_t)o->threads;
+    return (uint32_t)(m > want ? m : want ? want : 1);
+}
+
 int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opts *opts,
                 struct logfs_drain_stats *stats, struct logfs_error *err)
 {
     struct logfs_drain_opts o = opts ? *opts : (struct logfs_drain_opts){0};
-    struct logfs_drain_stats st = {0};
-    struct domain d = {0};
-    unsigned char *buf = NULL;
-    size_t cap = 0;
-    uint64_t total = 0, nep = logfs_plan_nepochs(p);
-    int rc = LOGFS_OK;
+    struct epoch_work w = {0};
+    struct worker ks[LOGFS_DRAIN_MAX_THREADS];
+    uint64_t nep = logfs_plan_nepochs(p);
+    uint32_t nw = logfs_plan_nwriters(p) ? logfs_plan_nwriters(p) : 1;
+    int rc = LOGFS_OK, nk;
 
     if (!o.window)
         o.window = DEFAULT_WINDOW;
     if (!o.max_gap)
         o.max_gap = DEFAULT_GAP;
+    if (o.threads < 1)
+        o.threads = 1;
+    if (o.threads > LOGFS_DRAIN_MAX_THREADS)
+        o.threads = LOGFS_DRAIN_MAX_THREADS;
+    w.p = p;
+    w.fd = fd;
+    w.o = &o;
+    pthread_mutex_init(&w.lock, NULL);
     for (uint64_t e = 0; e < nep; e++)
-        total += logfs_plan_epoch_bytes(p, e);
-    d.plan = p;
-    d.err = err;
-    d.readers = calloc(logfs_plan_nwriters(p) ? logfs_plan_nwriters(p) : 1, sizeof(*d.readers));
-    if (!d.readers)
-        return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to drain");
+        w.total += logfs_plan_epoch_bytes(p, e);
+    memset(ks, 0, sizeof ks);
+    for (nk = 0; nk < o.threads; nk++) {
+        ks[nk].w = &w;
+        ks[nk].d.plan = p;
+        ks[nk].d.err = &ks[nk].err;
+        if (!(ks[nk].d.readers = calloc(nw, sizeof(*ks[nk].d.readers)))) {
+            rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to drain");
+            break;
+        }
+    }
     for (uint64_t e = 0; e < nep && !rc; e++) {
         struct logfs_resize rs;
-        uint64_t bytes = logfs_plan_epoch_bytes(p, e);
-        uint32_t m = (uint32_t)((bytes + o.window - 1) / o.window);
         if ((rc = logfs_plan_resize(p, e, &rs)))
             break;
         if (rs.present && (rc = resize(fd, rs.truncate_to, 0, err)))
             break;
-        for (uint32_t r = 0; r < m && !rc; r++) {
-            uint64_t lo, hi;
-            d.staged = d.npieces = d.nruns = 0;
-            d.nblocks = 0;
-            rc = logfs_plan_domain_runs(p, e, r, m, &lo, &hi, take_run, &d);
-            if (!rc)
-                rc = write_domain(&d, fd, &o, lo, hi, &st, &buf, &cap);
-            st.bytes += d.staged;
-            if (!rc && o.progress)
-                rc = o.progress(o.arg, st.bytes, total);
-        }
+        w.e = e;
+        w.m = domains_of(logfs_plan_epoch_bytes(p, e), &o);
+        w.next = 0;
+        /* (the caller's thread is one of them) */
+        int started = 1;
+        for (; started < nk && (uint32_t)started < w.m; started++)
+            if (pthread_create(&ks[started].thread, NULL, drain_domains, &ks[started]) != 0)
+                break;
+        drain_domains(&ks[0]);
+        for (int t = 1; t < started; t++)
+            pthread_join(ks[t].thread, NULL);
+        for (int t = 0; t < nk && !rc; t++)
+            if ((rc = ks[t].rc) != LOGFS_OK && err)
+                *err = ks[t].err;
         /* (never shortens: pieces written after the SETSIZE stand) */
         if (!rc && rs.present)
             rc = resize(fd, rs.extend_to, 1, err);
-        st.epochs += !rc;
+        if (!rc)
+            ks[0].st.epochs++;
     }
     if (!rc && o.durable && fsync(fd) < 0)
         rc = logfs_fail(err, logfs_status_from_errno(errno), errno, "cannot make the file "
                         "durable (fsync): %s", strerror(errno));
-    for (uint32_t w = 0; w < logfs_plan_nwriters(p); w++)
-        logfs_datalog_reader_close(d.readers[w]);
-    free(d.readers);
-    free(d.stage);
-    free(d.runs);
-    free(d.pieces);
-    free(buf);
+    struct logfs_drain_stats st = {0};
+    for (int t = 0; t < nk; t++) {
+        st.bytes += ks[t].st.bytes;
+        st.writes += ks[t].st.writes;
+        st.gap_bytes += ks[t].st.gap_bytes;
+        st.epochs += ks[t].st.epochs;
+        for (uint32_t r = 0; ks[t].d.readers && r < logfs_plan_nwriters(p); r++)
+            logfs_datalog_reader_close(ks[t].d.readers[r]);
+        free(ks[t].d.readers);
+        free(ks[t].d.stage);
+        free(ks[t].d.runs);
+        free(ks[t].d.pieces);
+        free(ks[t].buf);
+    }
+    pthread_mutex_destroy(&w.lock);
     if (stats)
         *stats = st;
     return rc;

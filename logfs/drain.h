@@ -27,12 +27,17 @@ extern "C" {
 
 struct logfs_plan;
 
+#define LOGFS_DRAIN_MAX_THREADS 16
+
 struct logfs_drain_opts {
     uint64_t window;  /* logged bytes gathered per domain (0: 16 MiB) */
     uint64_t max_gap; /* largest gap filled from the file between two pieces
                          written together (0: 64 KiB; UINT64_MAX: any) */
     int no_gaps;      /* nonzero: never read the file, every gap splits */
     int durable;      /* fsync the file once everything is in */
+    int threads;      /* domains drained at once, 1 (0: 1) to LOGFS_DRAIN_MAX_THREADS;
+                         an epoch of a MiB or more per thread is cut into at
+                         least as many domains */
     /* After each domain (NULL: none): bytes applied so far and in all;
      * a nonzero return stops the drain with that code. */
     int (*progress)(void *arg, uint64_t done, uint64_t total);

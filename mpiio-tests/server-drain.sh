@@ -95,7 +95,8 @@ out=$(ctl drain "$work/no-such.dat" 2>&1); rc=$?
 stop_server; start_server --drain-rate 0.25
 f="$work/bg.dat"
 reference t_background
-run t_background "bbfs:$f" && ok "background: the file read right at once after the close" \
+run t_background "bbfs:$f" "" background draining \
+    && ok "background: the file read right while the server drained it" \
     || fail "background: t_background on bbfs:"
 st=$(ctl status "$f" 2>&1)
 case "$st" in *queued*|*held*|*running*) ok "background: still draining after the job: $(echo "$st" | tail -1)" ;;

@@ -4,11 +4,17 @@
  * closes, and at once opens the file again read-only and checks every byte:
  * the open sees the right bytes while the node's server still drains.
  *
- * usage: t_background FILE [SHOWN]   SHOWN: the bbfs_replay MPI_File_get_info
- * must show (default "background"; "on_close" where it falls back) */
+ * usage: t_background FILE [SHOWN [draining]]   SHOWN: the bbfs_replay
+ * MPI_File_get_info must show (default "background"; "on_close" where it
+ * falls back); draining: before the read-back, wait until the server's
+ * drain holds the session (else the read-only open may find it pending and
+ * replay it itself, which is right too, but not the case under test) */
 #include "testlib.h"
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define PIECE 8
 #define NPIECES 16384           /* per process and epoch */
@@ -19,6 +25,32 @@ static unsigned char want_at(long long off)
 {
     long long piece = off / PIECE, nth = piece / tl_nprocs;
     return tl_byte(off, nth < NPIECES / 4 ? 2 : 1);
+}
+
+/* Whether some other process holds the manifest exclusively: a drain's
+ * claim (a handle's live lock is shared). */
+static void claimed(const char *manifest, void *arg)
+{
+    int fd = open(manifest, O_RDONLY), *held = arg;
+    struct flock l = { .l_type = F_RDLCK, .l_whence = SEEK_SET };
+    if (fd >= 0 && fcntl(fd, F_GETLK, &l) == 0 && l.l_type == F_WRLCK)
+        *held = 1;
+    if (fd >= 0)
+        close(fd);
+}
+
+static void wait_draining(const char *path)
+{
+    int held = 0;
+    for (int i = 0; i < 20000 && !held; i++) {
+        if (tl_each_manifest(path, claimed, &held) == 0)
+            TL_CHECK(0, "the file was drained before the read-back could overlap the drain");
+        if (!held) {
+            struct timespec ts = { 0, 500 * 1000 };
+            nanosleep(&ts, NULL);
+        }
+    }
+    TL_CHECK(held, "no drain held the session after 10 s");
 }
 
 static void write_epoch(MPI_File fh, int tag, int npieces)
@@ -36,6 +68,7 @@ int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
     const char *shown = argc > 2 ? argv[2] : "background";
+    int draining = argc > 3 && !strcmp(argv[3], "draining");
     MPI_Datatype vec;
     MPI_Info info;
     MPI_File fh;
@@ -56,6 +89,9 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_close(&fh));
 
     /* read back at once: the drain may still run */
+    if (draining && tl_is_bbfs(name) && tl_rank == 0)
+        wait_draining(tl_path(name));
+    MPI_Barrier(MPI_COMM_WORLD);
     unsigned char *got = malloc((size_t) size);
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
     MPI_Offset fsize;

@@ -90,6 +90,38 @@ TEST_F(Drain, AnyWindowGivesThePlansFile)
         }
 }
 
+// Several threads take an epoch's domains in turn: the file is the one a
+// single thread gives, whatever the window, and an epoch of a few MiB is
+// cut into a domain per thread even under a larger window.
+TEST_F(Drain, ThreadsGiveThePlansFile)
+{
+    std::mt19937 g(11);
+    Writers(4);
+    for (int epoch = 0; epoch < 3; epoch++) {
+        for (int k = 0; k < 200; k++)
+            Write(g() % 4, g() % 20000, 1 + g() % 300, epoch, false);
+        for (auto *w : ws)
+            ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    }
+    for (uint64_t i = 0; i < (3u << 20) / 32; i++) // 3 MiB of 8-byte pieces, interleaved
+        Write(i % 4, 20000 + i * 8, 8, 3, false);
+    CloseAll();
+    Build();
+    auto before = Pattern(9000, 5);
+    auto want = Applied(before);
+    for (int threads : {2, 3, 4})
+        for (uint64_t window : {100ull, 4096ull, 0ull}) {
+            logfs_drain_opts o{};
+            o.threads = threads;
+            o.window = window;
+            EXPECT_EQ(want, Drained(o, before)) << threads << " threads, window " << window;
+            EXPECT_EQ(4u, st.epochs);
+            if (window == 0) { // (16 MiB, but a domain per thread of the 3 MiB epoch)
+                EXPECT_GE(st.writes, (uint64_t)threads);
+            }
+        }
+}
+
 static int stop_at_half(void *arg, uint64_t done, uint64_t total)
 {
     auto *calls = static_cast<int *>(arg);

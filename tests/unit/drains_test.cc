@@ -157,7 +157,8 @@ TEST_F(Drains, AskedWhileRunningItRunsAgain)
     auto want = PendingFile(25, 20000);     // 200000 bytes at 1 MB/s: 0.2 s
     Start(1e6);
     ASSERT_EQ(0, bbs_drains_submit(d, File().c_str(), nullptr));
-    WaitFor(BBS_DRAIN_RUNNING);
+    bbs_drain_info running = WaitFor(BBS_DRAIN_RUNNING);
+    bbs_drain_info_clear(&running);
     ASSERT_EQ(0, bbs_drains_submit(d, File().c_str(), nullptr));
     bbs_drain_info i = WaitFor(BBS_DRAIN_DONE);
     EXPECT_EQ(2u, i.tries);
@@ -180,7 +181,8 @@ TEST_F(Drains, TheJournalCarriesADrainAcrossARestart)
     Start(1e6);
     ASSERT_EQ(0, bbs_drains_submit(d, File().c_str(), nullptr));
     EXPECT_EQ(File() + "\n", Journal());
-    WaitFor(BBS_DRAIN_RUNNING);
+    bbs_drain_info running = WaitFor(BBS_DRAIN_RUNNING);
+    bbs_drain_info_clear(&running);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     Stop();
     EXPECT_EQ(File() + "\n", Journal());
