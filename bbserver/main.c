@@ -45,7 +45,8 @@ static void usage(FILE *f)
             "                            below the job's processes)\n"
             "  -k, --drain-threads N     threads a drain uses, 1 to 16 (default 2)\n"
             "  -r, --drain-rate MB/S     drain at most this many MB of logged data per\n"
-            "                            second (default 0: no limit)\n"
+            "                            second (default $BBFS_DRAIN_RATE, else 0: no limit;\n"
+            "                            the environment reaches servers the driver starts)\n"
             "  -v, --verbose             log connections\n"
             "  -h, --help                this text\n"
             "\n"
@@ -97,6 +98,9 @@ int main(int argc, char **argv)
     o.poll_us = 20;
     o.drain_nice = 10;
     o.drain_threads = 2;
+    const char *rate = getenv("BBFS_DRAIN_RATE");
+    if (rate && *rate && (o.drain_rate = strtod(rate, NULL) * 1e6) < 0)
+        o.drain_rate = 0;
     o.logdirs = logdirs;
     while ((c = getopt_long(argc, argv, "l:p:d:t:w:u:s:a:i:j:n:k:r:vh", opts, NULL)) != -1) {
         char *end;

@@ -300,21 +300,24 @@ void logfs_session_remove(struct logfs_session *s)
     logfs_session_release(s);
 }
 
-/* Whether some other open file description holds the live lock. */
-static int is_live(const char *manifest)
+/* Whether some other open file description holds the live lock (at all,
+ * or, claimed, alone). */
+static void lock_state(const char *manifest, int *live, int *claimed)
 {
     int fd = open(manifest, O_RDONLY | O_CLOEXEC);
     struct flock fl;
+    *live = *claimed = 0;
     if (fd < 0)
-        return 0;
+        return;
     memset(&fl, 0, sizeof fl);
     fl.l_type = F_WRLCK;
     fl.l_whence = SEEK_SET;
     fl.l_start = LIVE_BYTE;
     fl.l_len = 1;
-    int live = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    *live = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    /* (a shared lock asked for conflicts only with an exclusive one) */
+    *claimed = *live && fl.l_type == F_WRLCK;
     close(fd);
-    return live;
 }
 
 static int add(struct logfs_session_info **v, size_t *n, size_t *cap, const char *path)
@@ -330,7 +333,7 @@ static int add(struct logfs_session_info **v, size_t *n, size_t *cap, const char
     if (!(s->path = strdup(path)))
         return LOGFS_ENOMEM;
     s->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-    s->live = is_live(path);
+    lock_state(path, &s->live, &s->claimed);
     (*n)++;
     return LOGFS_OK;
 }

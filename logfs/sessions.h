@@ -93,6 +93,8 @@ void logfs_session_remove(struct logfs_session *s);
 struct logfs_session_info {
     char *path;        /* the manifest */
     int live;          /* some handle holds it */
+    int claimed;       /* held alone: a replay or drain claimed it (a handle's
+                          hold is shared) */
     int64_t mtime_ns;  /* last written: a deferred close's time, or a session's start */
 };
 

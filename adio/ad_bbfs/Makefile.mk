@@ -33,6 +33,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_view.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_pending.c        \
     bbfs/adio/ad_bbfs/ad_bbfs_pending_remove.c \
+    bbfs/adio/ad_bbfs/ad_bbfs_pending_find.c   \
     bbfs/adio/ad_bbfs/ad_bbfs_manifest.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_log.c            \
     bbfs/adio/ad_bbfs/ad_bbfs_order.c          \

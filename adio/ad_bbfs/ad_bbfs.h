@@ -281,12 +281,23 @@ typedef struct ADIOI_BBFS_Pending {
     struct logfs_manifest *parsed;      /* the texts parsed (at the first use) */
     int others;                 /* other sessions not claimed (live, or left pending) */
     int live_others;            /* of those, sessions of handles still open */
+    int far_claimed;            /* of those, one drained or replayed elsewhere whose
+                                 * logs this node cannot reach (process 0) */
     int deferred;               /* a close: this handle's session was left pending */
     int own_only;               /* a close: every process replays its own log alone */
     int nfiles;                 /* a close: the processes whose logs have files (the
                                  * others' ended in memory: a lazy session's) */
 } ADIOI_BBFS_Pending;
 void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
+/* ad_bbfs_pending_find.c, process 0: claim the file's pending sessions
+ * (all of them if always, else none while another handle's is live), at
+ * an open (waiting for a drain elsewhere of logs out of this node's
+ * reach), or under the sessions' lock already taken (a close); or list
+ * every other session, claiming none. */
+int ADIOI_BBFS_Pending_find(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p);
+int ADIOI_BBFS_Pending_find_locked(ADIOI_BBFS_File * bf, int always, int lock,
+                                   ADIOI_BBFS_Pending * p);
+int ADIOI_BBFS_Pending_find_all(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p);
 /* Collective, at a close that would replay: every process's sealed
  * epochs (into process 0's manifest) and err agreed, with process 0's
  * claim of the file's pending sessions (only if no other handle's session

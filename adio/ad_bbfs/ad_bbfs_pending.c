@@ -29,139 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void pending_free(ADIOI_BBFS_Pending * p, int release_claims)
-{
-    for (int i = 0; i < p->n; i++) {
-        if (p->claims && release_claims)
-            logfs_session_release(&p->claims[i]);
-        if (p->texts)
-            ADIOI_BBFS_FREE(p->texts[i]);
-        if (p->parsed)
-            logfs_manifest_free(&p->parsed[i]);
-    }
-    ADIOI_BBFS_FREE(p->parsed);
-    ADIOI_BBFS_FREE(p->claims);
-    ADIOI_BBFS_FREE(p->texts);
-    ADIOI_BBFS_FREE(p->lens);
-    memset(p, 0, sizeof(*p));
-}
-
-static int find_locked(ADIOI_BBFS_File * bf, int always, int lock, ADIOI_BBFS_Pending * p);
-
-/* Process 0 keeps manifest i's text (len bytes read) as every process will
- * have it after the broadcast: up to its first NUL (a damaged manifest may
- * hold one; the parser then sees the same text everywhere, and every
- * process fails, or replays, alike). */
-static void keep(ADIOI_BBFS_Pending * p, int i, const char *text, size_t len)
-{
-    p->texts[i] = ADIOI_Strdup(text);   /* ADIOI_ memory, freed with the rest */
-    p->lens[i] = strnlen(p->texts[i], len);
-}
-static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p);
-
-/* Process 0: claim and read the pending sessions of the file: all of them
- * if @p always, else only if no other handle's session is live; under
- * the sessions' lock (logfs_sessions_lock), as a close's choice is made
- * (ADIOI_BBFS_Pending_take). */
-static int find_pending(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending * p)
-{
-    int lk = logfs_sessions_lock(bf->canonical);
-    int err = find_locked(bf, always, lk, p);
-
-    logfs_sessions_unlock(lk);
-    return err;
-}
-
-/* (@p lock: what logfs_sessions_lock returned) */
-static int find_locked(ADIOI_BBFS_File * bf, int always, int lock, ADIOI_BBFS_Pending * p)
-{
-    static char myname[] = "ADIOI_BBFS_FIND_PENDING";
-    struct logfs_session_info *s;
-    struct logfs_error le;
-    size_t ns;
-    /* (an older release's single manifest is bbfs-replay's to find:
-     * docs/log-format.md; looking for it at every open was a failed path
-     * lookup more, and those contend with other processes' creates in the
-     * directory: a third of an MPI_COMM_SELF open's time with 4 processes) */
-    unsigned flags = lock == LOGFS_SESSIONS_NO_DIR ? LOGFS_LIST_NO_DIR : 0;
-    /* (this session's own manifest, if any, left out by name: also one
-     * that another process of a lazy session made) */
-    char own[PATH_MAX];
-    int known = bf->metalogs && bf->file_id
-        && !logfs_session_path(bf->canonical, bf->file_id, own, sizeof(own));
-    int rc = logfs_sessions_list_except(bf->canonical, known ? own : bf->session.path, flags,
-                                        &s, &ns, &le);
-    int live = 0;
-
-    if (rc != LOGFS_OK)
-        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
-    if (ns) {
-        p->claims = ADIOI_Calloc(ns, sizeof(*p->claims));
-        p->texts = ADIOI_Calloc(ns, sizeof(*p->texts));
-        p->lens = ADIOI_Calloc(ns, sizeof(*p->lens));
-    }
-    for (size_t i = 0; i < ns; i++)
-        live += s[i].live;
-    for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
-        if (s[i].live || (live && !always)) {
-            p->others++;
-            p->live_others += s[i].live;
-            continue;
-        }
-        rc = logfs_session_claim(s[i].path, &p->claims[p->n], &le);
-        if (rc == LOGFS_EBUSY) {        /* another open took it since the listing */
-            p->others++;
-            p->live_others++;
-            rc = LOGFS_OK;
-            continue;
-        }
-        if (rc == LOGFS_ENOENT) {       /* replayed by someone else meanwhile */
-            rc = LOGFS_OK;
-            continue;
-        }
-        if (rc != LOGFS_OK)
-            break;
-        p->n++;
-        char *text;
-        size_t len;
-        rc = logfs_session_load(s[i].path, &text, &len, &le);
-        if (rc == LOGFS_OK) {
-            keep(p, p->n - 1, text, len);
-            free(text);
-        }
-    }
-    logfs_sessions_free(s, ns);
-    if (rc == LOGFS_OK)
-        return MPI_SUCCESS;
-    char msg[LOGFS_ERRMSG_MAX + 64];
-    snprintf(msg, sizeof(msg), "pending logs of %s: %s", bf->canonical, le.msg);
-    return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, msg);
-}
-
-static int keep_text(void *arg, const char *path, char *text, size_t len,
-                     struct logfs_error *le)
-{
-    ADIOI_BBFS_Pending *p = arg;
-
-    (void) path;
-    (void) le;
-    p->texts = ADIOI_Realloc(p->texts, (p->n + 1) * sizeof(*p->texts));
-    p->lens = ADIOI_Realloc(p->lens, (p->n + 1) * sizeof(*p->lens));
-    keep(p, p->n++, text, len);
-    return LOGFS_OK;
-}
-
-/* Process 0: the manifests of every other session, live or pending,
- * claiming none (a replay that keeps the logs). */
-static int list_others(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p)
-{
-    static char myname[] = "ADIOI_BBFS_LIST_SESSIONS";
-    struct logfs_error le;
-    int rc = ADIOI_BBFS_Manifest_each(bf, ADIOI_BBFS_SESSIONS_ALL, keep_text, p, &le);
-
-    return rc == LOGFS_OK ? MPI_SUCCESS : ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
-}
-
 /* The pending manifests' texts (n of them, total bytes with their NULs),
  * from process 0 to all.  Collective when n > 0, as everyone knows. */
 static void bcast_texts(MPI_Comm comm, int rank, long long n, long long total,
@@ -315,7 +182,8 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
      * decided: of several handles closing at once, one is last. */
     if (rank == 0) {
         lk = logfs_sessions_lock(bf->canonical);
-        int f_err = err == MPI_SUCCESS ? find_locked(bf, always, lk, p) : MPI_SUCCESS;
+        int f_err = err == MPI_SUCCESS ? ADIOI_BBFS_Pending_find_locked(bf, always, lk, p)
+            : MPI_SUCCESS;
         if (f_err == MPI_SUCCESS && defer_if_live && p->live_others) {
             for (int i = 0; i < p->n; i++) {
                 logfs_session_release(&p->claims[i]);
@@ -377,13 +245,13 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         int m_err = ADIOI_BBFS_Manifest_publish(bf);
         ADIOI_BBFS_Manifest_release(bf);
         logfs_sessions_unlock(lk);
-        pending_free(p, 1);
+        ADIOI_BBFS_Pending_free(p);
         p->deferred = 1;
         return m_err;
     }
     logfs_sessions_unlock(lk);
     if (err != MPI_SUCCESS) {
-        pending_free(p, 1);
+        ADIOI_BBFS_Pending_free(p);
         return err;
     }
     take_state(bf, fd->comm, rank, hdr, p);
@@ -401,16 +269,11 @@ int ADIOI_BBFS_Pending_list(ADIO_File fd, ADIOI_BBFS_Pending * p)
     memset(p, 0, sizeof(*p));
     MPI_Comm_rank(fd->comm, &rank);
     if (rank == 0)
-        err = list_others(bf, p);
+        err = ADIOI_BBFS_Pending_find_all(bf, p);
     err = bcast_open_state(fd->comm, myname, err, bf, p);
     if (err != MPI_SUCCESS)
-        pending_free(p, 1);
+        ADIOI_BBFS_Pending_free(p);
     return err;
-}
-
-void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p)
-{
-    pending_free(p, 1);
 }
 
 int ADIOI_BBFS_Pending_remove(ADIO_File fd, ADIOI_BBFS_Pending * p, int with_own)
@@ -565,7 +428,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         if (err == MPI_SUCCESS) {
             bf->canonical = ADIOI_Strdup(lower_path);
             bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
-            err = find_pending(bf, 0, &p);
+            err = ADIOI_BBFS_Pending_find(bf, 0, &p);
         }
     }
     /* Every process takes the reduction, also one that failed, so that no
@@ -583,7 +446,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
      * belongs to a handle opened since: replaying only the others now could
      * put them under its older writes.  They wait for the last close. */
     if (*error_code != MPI_SUCCESS || p.n == 0 || p.live_others) {
-        pending_free(&p, 1);
+        ADIOI_BBFS_Pending_free(&p);
         return;
     }
 
@@ -592,7 +455,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
                                          ADIO_PERM_NULL, &lower_err);
     if (lower_err != MPI_SUCCESS) {
         *error_code = lower_err;
-        pending_free(&p, 1);
+        ADIOI_BBFS_Pending_free(&p);
         return;
     }
     /* The logs stay until the lower close succeeded. */
@@ -602,7 +465,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
     MPIO_File_free(&h);
     if (*error_code == MPI_SUCCESS)
         *error_code = ADIOI_BBFS_Pending_remove(fd, &p, 0);
-    pending_free(&p, 1);
+    ADIOI_BBFS_Pending_free(&p);
 }
 
 int ADIOI_BBFS_Replayed_close(ADIO_File fd, ADIO_File lo, const char *myname, int err)
