@@ -16,22 +16,36 @@
 #include <string.h>
 #include <time.h>
 
-/* Ask this node's server to drain path. */
+/* Ask this node's server to drain path.  The server found for a log
+ * directory is asked again directly at the next close (finding it pings
+ * it: a round trip more per close); a call that fails finds it again (it
+ * may have been restarted, or idled out and started anew). */
 static int ask_server(const ADIOI_BBFS_File * bf, const char *path, char *err, size_t errlen)
 {
+    static char known_dir[PATH_MAX], known_addr[256];
     ADIOI_BBFS_Nodes nodes;
     struct bbs_buf b = { 0 };
     struct bbs_reply r;
-    char addr[256];
-    if (ADIOI_BBFS_Nodes_init(&nodes, (double) bf->hints.server_timeout, err, errlen) != 0
-        || ADIOI_BBFS_Server_find_node(&nodes, bf->hints.logdir, addr, sizeof(addr), err,
-                                       errlen) != 0)
+    int rc = -1;
+    if (ADIOI_BBFS_Nodes_init(&nodes, (double) bf->hints.server_timeout, err, errlen) != 0)
         return -1;
     if (bbs_enc_drain(&b, 0, nodes.token, path) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = ADIOI_BBFS_Nodes_call(&nodes, addr, &b, &r, err, errlen);
+    if (known_addr[0] && !strcmp(known_dir, bf->hints.logdir))
+        rc = ADIOI_BBFS_Nodes_call(&nodes, known_addr, &b, &r, err, errlen);
+    if (rc != 0) {
+        known_addr[0] = 0;
+        rc = ADIOI_BBFS_Server_find_node(&nodes, bf->hints.logdir, known_addr,
+                                         sizeof(known_addr), err, errlen);
+        if (rc == 0)
+            rc = ADIOI_BBFS_Nodes_call(&nodes, known_addr, &b, &r, err, errlen);
+        if (rc == 0)
+            snprintf(known_dir, sizeof(known_dir), "%s", bf->hints.logdir);
+        else
+            known_addr[0] = 0;
+    }
     bbs_buf_free(&b);
     return rc;
 }
