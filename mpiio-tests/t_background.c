@@ -4,13 +4,19 @@
  * closes, and at once opens the file again read-only and checks every byte:
  * the open sees the right bytes while the node's server still drains.
  *
- * usage: t_background FILE [SHOWN [draining]]   SHOWN: the bbfs_replay
- * MPI_File_get_info must show (default "background"; "on_close" where it
- * falls back); draining: before the read-back, wait until the server's
- * drain holds the session (else the read-only open may find it pending and
- * replay it itself, which is right too, but not the case under test) */
+ * usage: t_background FILE [SHOWN [draining] [rewrite]]   SHOWN: the
+ * bbfs_replay MPI_File_get_info must show (default "background";
+ * "on_close" where it falls back); draining: before the read-back, wait
+ * until the server's drain holds the session (else the read-only open may
+ * find it pending and replay it itself, which is right too, but not the
+ * case under test); rewrite: then, while the drain still holds it, open the
+ * file again with the default bbfs_replay=on_close, rewrite an eighth of
+ * every process's pieces and close: the file must be canonical, the new
+ * bytes over the drained ones, when that close returns (it waits for the
+ * drain and replays its own after). */
 #include "testlib.h"
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,10 +27,12 @@
 
 /* The byte at offset off after both epochs (tag 1, then tag 2 over the
  * first quarter of every process's pieces). */
+static int rewritten;            /* the rewrite (tag 3) was made */
+
 static unsigned char want_at(long long off)
 {
     long long piece = off / PIECE, nth = piece / tl_nprocs;
-    return tl_byte(off, nth < NPIECES / 4 ? 2 : 1);
+    return tl_byte(off, rewritten && nth < NPIECES / 8 ? 3 : nth < NPIECES / 4 ? 2 : 1);
 }
 
 /* Whether some other process holds the manifest exclusively: a drain's
@@ -68,7 +76,11 @@ int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
     const char *shown = argc > 2 ? argv[2] : "background";
-    int draining = argc > 3 && !strcmp(argv[3], "draining");
+    int draining = 0, rewrite = 0;
+    for (int a = 3; a < argc; a++) {
+        draining |= !strcmp(argv[a], "draining");
+        rewrite |= !strcmp(argv[a], "rewrite");
+    }
     MPI_Datatype vec;
     MPI_Info info;
     MPI_File fh;
@@ -104,6 +116,28 @@ int main(int argc, char **argv)
         TL_CHECK(got[off] == want_at(off), "byte %lld is %u right after the close, expected %u",
                  off, got[off], want_at(off));
     TL_MPI(MPI_File_close(&fh));
+
+    if (rewrite) {
+        if (draining && tl_is_bbfs(name) && tl_rank == 0)
+            wait_draining(tl_path(name));
+        MPI_Barrier(MPI_COMM_WORLD);
+        TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+        TL_MPI(MPI_File_set_view(fh, (MPI_Offset) tl_rank * PIECE, MPI_BYTE, vec, "native",
+                                 MPI_INFO_NULL));
+        write_epoch(fh, 3, NPIECES / 8);
+        TL_MPI(MPI_File_close(&fh));
+        rewritten = 1;
+        if (tl_rank == 0) {     /* the canonical file itself, at once */
+            FILE *f = fopen(tl_path(name), "rb");
+            TL_CHECK(f && fread(got, 1, (size_t) size, f) == (size_t) size,
+                     "cannot read %lld bytes of %s right after the on_close close", size,
+                     tl_path(name));
+            fclose(f);
+            for (long long off = 0; off < size; off++)
+                TL_CHECK(got[off] == want_at(off), "byte %lld of the file is %u right after "
+                         "the on_close close, expected %u", off, got[off], want_at(off));
+        }
+    }
     free(got);
     MPI_Type_free(&vec);
     return tl_finish();

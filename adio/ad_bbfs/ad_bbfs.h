@@ -281,8 +281,10 @@ typedef struct ADIOI_BBFS_Pending {
     struct logfs_manifest *parsed;      /* the texts parsed (at the first use) */
     int others;                 /* other sessions not claimed (live, or left pending) */
     int live_others;            /* of those, sessions of handles still open */
-    int far_claimed;            /* of those, one drained or replayed elsewhere whose
-                                 * logs this node cannot reach (process 0) */
+    int claimed_others;         /* of the live ones, sessions claimed by a drain or a
+                                 * replay (not a handle's) */
+    int far_claimed;            /* of those, one whose logs this node cannot reach
+                                 * (process 0) */
     int deferred;               /* a close: this handle's session was left pending */
     int own_only;               /* a close: every process replays its own log alone */
     int nfiles;                 /* a close: the processes whose logs have files (the

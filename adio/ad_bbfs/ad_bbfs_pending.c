@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The pending manifests' texts (n of them, total bytes with their NULs),
@@ -181,9 +182,23 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
      * the sessions' lock, which it keeps until it has published what it
      * decided: of several handles closing at once, one is last. */
     if (rank == 0) {
-        lk = logfs_sessions_lock(bf->canonical);
-        int f_err = err == MPI_SUCCESS ? ADIOI_BBFS_Pending_find_locked(bf, always, lk, p)
-            : MPI_SUCCESS;
+        int f_err;
+        /* A close that would be the last but for a drain (or a replay) of
+         * an older session running meanwhile waits for it, and replays its
+         * own after: on_close's file is canonical when the close returns,
+         * and the older writes lie under the newer ones. */
+        for (double nap = 0.002;; nap = nap < 0.1 ? nap * 2 : 0.1) {
+            lk = logfs_sessions_lock(bf->canonical);
+            f_err = err == MPI_SUCCESS ? ADIOI_BBFS_Pending_find_locked(bf, always, lk, p)
+                : MPI_SUCCESS;
+            if (f_err != MPI_SUCCESS || !defer_if_live || !p->live_others
+                || p->claimed_others < p->live_others)
+                break;
+            ADIOI_BBFS_Pending_free(p);
+            logfs_sessions_unlock(lk);
+            struct timespec ts = { 0, (long) (nap * 1e9) };
+            nanosleep(&ts, NULL);
+        }
         if (f_err == MPI_SUCCESS && defer_if_live && p->live_others) {
             for (int i = 0; i < p->n; i++) {
                 logfs_session_release(&p->claims[i]);

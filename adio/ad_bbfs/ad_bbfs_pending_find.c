@@ -129,6 +129,7 @@ int ADIOI_BBFS_Pending_find_locked(ADIOI_BBFS_File * bf, int always, int lock,
         if (s[i].live || (live && !always)) {
             p->others++;
             p->live_others += s[i].live;
+            p->claimed_others += s[i].claimed;
             p->far_claimed |= s[i].claimed && claimed_out_of_reach(s[i].path);
             continue;
         }
