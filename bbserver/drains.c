@@ -204,7 +204,11 @@ static void settle(struct bbs_drains *d, struct drain *x, int rc,
     }
     if (rc == LOGFS_EBUSY) {
         /* a handle is open (its close may replay the logs itself: the
-         * next try then finds nothing to do); 10 ms, doubling to 1 s */
+         * next try then finds nothing to do); 10 ms, doubling to 1 s.  A
+         * background close's other processes let go within a millisecond
+         * or so, but a drain that started at once would take the cores
+         * they close on (a first retry after 1 ms made the close slower
+         * and the file canonical no sooner: docs/benchmarks.md) */
         double wait = 0.01;
         for (uint32_t i = 1; i < x->tries && wait < 1; i++)
             wait *= 2;
