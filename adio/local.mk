@@ -29,7 +29,7 @@ BBFS_MPI_INPUTS = \
 	$(wildcard $(top_srcdir)/adio/ad_bbfs/*.[ch] $(top_srcdir)/adio/ad_bbfs/Makefile.mk) \
 	$(wildcard $(top_srcdir)/logfs/*.[ch] $(top_srcdir)/logfs/sources.mk) \
 	$(addprefix $(top_srcdir)/bbserver/,proto.c proto.h token.c token.h ucx_dl.c ucx_dl.h \
-	  ucx.c ucx.h client.c client.h server.h) \
+	  ucx.c ucx.h client.c client.h server.h drains.h) \
 	$(wildcard $(top_srcdir)/adio/mpich-patches/romio-*.patch) \
 	$(top_srcdir)/tools/build-common.sh $(MPI_BUILD_INPUTS)
 

@@ -204,7 +204,7 @@ static int write_domain(struct domain *d, int fd, const struct logfs_drain_opts 
     if (d->nruns && hi - lo == d->staged && hi - lo <= 2 * o->window)
         return write_whole(d, fd, lo, hi, buf, cap, st);
     int rc = expand_runs(d);
-    if (rc)
+    if (rc || !d->npieces)
         return rc;
     qsort(d->pieces, d->npieces, sizeof(*d->pieces), by_offset);
     size_t first = 0;
