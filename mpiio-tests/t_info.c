@@ -35,19 +35,6 @@ static void bad_hint(const char *name, int bbfs, const char *key, const char *va
              value, must_mention, msg);
 }
 
-/* Whether every process runs on one node (by processor name). */
-static int one_node(void)
-{
-    char name[MPI_MAX_PROCESSOR_NAME] = "", first[MPI_MAX_PROCESSOR_NAME] = "";
-    int len, same, all;
-    MPI_Get_processor_name(name, &len);
-    memcpy(first, name, sizeof(first));
-    MPI_Bcast(first, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
-    same = strcmp(first, name) == 0;
-    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all;
-}
-
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
@@ -129,7 +116,7 @@ int main(int argc, char **argv)
     /* unique open: drained in the background by default (docs/drain.md),
      * which is on_close on several nodes */
     TL_MPI(open_with(scratch, NULL, NULL, MPI_MODE_RDWR | MPI_MODE_UNIQUE_OPEN, &fh));
-    tl_expect_info(fh, "bbfs_replay", !bbfs ? NULL : one_node() ? "background" : "on_close");
+    tl_expect_info(fh, "bbfs_replay", !bbfs ? NULL : tl_one_host() ? "background" : "on_close");
     TL_MPI(MPI_File_close(&fh));
 
     /* bad values */

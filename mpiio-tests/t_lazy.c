@@ -139,19 +139,6 @@ static void write_block(MPI_File fh, int block, int tag)
                              MPI_STATUS_IGNORE));
 }
 
-/* Whether every process runs on this process's host. */
-static int one_host(void)
-{
-    char host[MPI_MAX_PROCESSOR_NAME] = "", first[MPI_MAX_PROCESSOR_NAME] = "";
-    int len, same, all;
-
-    MPI_Get_processor_name(host, &len);
-    memcpy(first, host, sizeof(first));
-    MPI_Bcast(first, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
-    same = !strcmp(host, first);
-    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    return all;
-}
 
 int main(int argc, char **argv)
 {
@@ -160,7 +147,7 @@ int main(int argc, char **argv)
     test_file = name;
     /* (across nodes a session is not lazy: every writer makes its logs at
      * open, and each node's log directory holds only its own writers') */
-    int one = one_host(), bbfs = tl_is_bbfs(name), lazy = bbfs && one;
+    int one = tl_one_host(), bbfs = tl_is_bbfs(name), lazy = bbfs && one;
     MPI_File fh;
 
     TL_CHECK(P >= 4, "t_lazy needs 4 processes or more");

@@ -32,6 +32,19 @@ int tl_finish(void)
     return 0;
 }
 
+int tl_one_host(void)
+{
+    char host[MPI_MAX_PROCESSOR_NAME] = "", first[MPI_MAX_PROCESSOR_NAME] = "";
+    int len, same, all;
+
+    MPI_Get_processor_name(host, &len);
+    memcpy(first, host, sizeof(first));
+    MPI_Bcast(first, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, MPI_COMM_WORLD);
+    same = !strcmp(host, first);
+    MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
 int tl_is_bbfs(const char *filename)
 {
     return strncmp(filename, "bbfs:", 5) == 0;

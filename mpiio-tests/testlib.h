@@ -21,6 +21,8 @@ int tl_finish(void);
 
 /* 1 if the name under test goes through the bbfs driver. */
 int tl_is_bbfs(const char *filename);
+/* Collective: whether every process runs on one host (processor name). */
+int tl_one_host(void);
 /* The name without its ROMIO prefix(es), for POSIX calls. */
 const char *tl_path(const char *filename);
 /* filename + suffix, with the prefix kept (static buffer per call site). */

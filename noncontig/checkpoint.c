@@ -179,6 +179,19 @@ static double compute(long iters)
     return MPI_Wtime() - t0;
 }
 
+/* A file of o->mib MiB of elmt-byte elements interleaved: this process's
+ * bytes (n, a buffer of them) and its view's type; mib: the file's MiB. */
+static unsigned char *layout(const struct opts *o, int elmt, long *n, double *mib,
+                             MPI_Datatype * ftype)
+{
+    long veclen = o->mib * 1048576 / ((long) elmt * nprocs);
+    *n = veclen * elmt;
+    *mib = (double) *n * nprocs / 1048576;
+    MPI_Type_vector((int) veclen, elmt, elmt * nprocs, MPI_BYTE, ftype);
+    MPI_Type_commit(ftype);
+    return malloc((size_t) *n);
+}
+
 static void print_row(FILE *csv, const char *what, const char *mode, int elmt, double mib,
                       const double *t, int n, double vs, const char *vs_what)
 {
@@ -196,12 +209,10 @@ static void print_row(FILE *csv, const char *what, const char *mode, int elmt, d
 
 static void close_costs(const struct opts *o, int elmt, FILE *csv)
 {
-    long veclen = o->mib * 1048576 / ((long) elmt * nprocs), n = veclen * elmt;
-    double mib = (double) n * nprocs / 1048576;
-    unsigned char *buf = malloc((size_t) n);
+    long n;
+    double mib;
     MPI_Datatype ftype;
-    MPI_Type_vector((int) veclen, elmt, elmt * nprocs, MPI_BYTE, &ftype);
-    MPI_Type_commit(&ftype);
+    unsigned char *buf = layout(o, elmt, &n, &mib, &ftype);
     fill(buf, n, elmt, 0);
     double t[NMODES][64], canon[64], replay[64];
     for (int r = 0; r < o->repeat; r++)
@@ -243,12 +254,10 @@ static void close_costs(const struct opts *o, int elmt, FILE *csv)
 
 static void loop(const struct opts *o, int elmt, double compute_s, FILE *csv)
 {
-    long veclen = o->mib * 1048576 / ((long) elmt * nprocs), n = veclen * elmt;
-    double mib = (double) n * nprocs / 1048576;
-    unsigned char *buf = malloc((size_t) n);
+    long n;
+    double mib;
     MPI_Datatype ftype;
-    MPI_Type_vector((int) veclen, elmt, elmt * nprocs, MPI_BYTE, &ftype);
-    MPI_Type_commit(&ftype);
+    unsigned char *buf = layout(o, elmt, &n, &mib, &ftype);
     /* Calibrate the work to compute_s with every process computing at once
      * (as in the loop), on at least a tenth of a second of it. */
     long iters = 1 << 20;
