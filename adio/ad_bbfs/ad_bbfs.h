@@ -690,6 +690,9 @@ void ADIOI_BBFS_Clock_observe(uint64_t told);
 uint64_t ADIOI_BBFS_Process_id(void);
 /* This node's host name (gethostname, asked once per process). */
 const char *ADIOI_BBFS_Host_name(void);
+/* Sleep *nap seconds, then double it up to cap: the backoff of a wait for
+ * a session someone else holds. */
+void ADIOI_BBFS_Nap(double *nap, double cap);
 /* bbfs_force_remote or BBFS_FORCE_REMOTE=1: take the paths that other
  * nodes need even where this node could do without (tests, one node). */
 int ADIOI_BBFS_Force_remote(const ADIOI_BBFS_Hints * h);

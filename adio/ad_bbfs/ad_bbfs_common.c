@@ -362,6 +362,13 @@ void ADIOI_BBFS_Clock_observe(uint64_t told)
 /* Asked once: the name is the node's for the life of the process (an
  * emulated node's namespace is entered before the process starts), and
  * every open, close and server lookup wants it. */
+void ADIOI_BBFS_Nap(double *nap, double cap)
+{
+    struct timespec ts = { (time_t) *nap, (long) ((*nap - (double) (time_t) *nap) * 1e9) };
+    nanosleep(&ts, NULL);
+    *nap = *nap * 2 < cap ? *nap * 2 : cap;
+}
+
 const char *ADIOI_BBFS_Host_name(void)
 {
     static char host[LOGFS_MANIFEST_HOST_MAX];

@@ -14,21 +14,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* Ask this node's server to drain path.  The server found for a log
- * directory is asked again directly at the next close (finding it pings
- * it: a round trip more per close); a call that fails finds it again (it
- * may have been restarted, or idled out and started anew). */
+/* Ask this node's server to drain path.  The token is read once, and the
+ * server found for a log directory is asked again directly at the next
+ * close (finding it pings it: a round trip more per close); a call that
+ * fails finds it again (it may have been restarted, or idled out and
+ * started anew). */
 static int ask_server(const ADIOI_BBFS_File * bf, const char *path, char *err, size_t errlen)
 {
     static char known_dir[PATH_MAX], known_addr[256];
-    ADIOI_BBFS_Nodes nodes;
+    static ADIOI_BBFS_Nodes nodes;      /* (the token, read at the first close) */
+    static int have_token;
     struct bbs_buf b = { 0 };
     struct bbs_reply r;
     int rc = -1;
-    if (ADIOI_BBFS_Nodes_init(&nodes, (double) bf->hints.server_timeout, err, errlen) != 0)
+    if (!have_token
+        && !(have_token = ADIOI_BBFS_Nodes_init(&nodes, 0, err, errlen) == 0))
         return -1;
+    nodes.timeout = (double) bf->hints.server_timeout;
     if (bbs_enc_drain(&b, 0, nodes.token, path) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -69,9 +72,7 @@ static void drain_here(const ADIOI_BBFS_File * bf, const char *path, const char 
     o.durable = bf->hints.durable;
     while ((rc = logfs_drain_file(path, &o, NULL, &le)) == LOGFS_EBUSY
            && MPI_Wtime() - t0 < (double) bf->hints.server_timeout) {
-        struct timespec ts = { 0, (long) (nap * 1e9) };
-        nanosleep(&ts, NULL);
-        nap = nap < 0.1 ? nap * 2 : 0.1;
+        ADIOI_BBFS_Nap(&nap, 0.1);
     }
     if (rc != LOGFS_OK && rc != LOGFS_EBUSY)
         fprintf(stderr, "bbfs: %s: the close's drain failed (%s); the logs stay pending: the "

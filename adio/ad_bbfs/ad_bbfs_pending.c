@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The pending manifests' texts (n of them, total bytes with their NULs),
@@ -187,7 +186,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
          * an older session running meanwhile waits for it, and replays its
          * own after: on_close's file is canonical when the close returns,
          * and the older writes lie under the newer ones. */
-        for (double nap = 0.002;; nap = nap < 0.1 ? nap * 2 : 0.1) {
+        for (double nap = 0.002;;) {
             lk = logfs_sessions_lock(bf->canonical);
             f_err = err == MPI_SUCCESS ? ADIOI_BBFS_Pending_find_locked(bf, always, lk, p)
                 : MPI_SUCCESS;
@@ -196,8 +195,7 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
                 break;
             ADIOI_BBFS_Pending_free(p);
             logfs_sessions_unlock(lk);
-            struct timespec ts = { 0, (long) (nap * 1e9) };
-            nanosleep(&ts, NULL);
+            ADIOI_BBFS_Nap(&nap, 0.1);
         }
         if (f_err == MPI_SUCCESS && defer_if_live && p->live_others) {
             for (int i = 0; i < p->n; i++) {

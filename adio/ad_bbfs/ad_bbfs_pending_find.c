@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p)
@@ -88,9 +87,7 @@ int ADIOI_BBFS_Pending_find(ADIOI_BBFS_File * bf, int always, ADIOI_BBFS_Pending
                     "waits until it is canonical (bbsctl status on that node shows how "
                     "far it is)\n", bf->canonical);
         }
-        struct timespec ts = { 0, (long) (nap * 1e9) };
-        nanosleep(&ts, NULL);
-        nap = nap < 0.2 ? nap * 2 : 0.2;
+        ADIOI_BBFS_Nap(&nap, 0.2);
     }
 }
 
