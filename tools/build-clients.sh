@@ -65,7 +65,7 @@ open_tree() {
     flock 8
     if [ -f "$root/.built" ]; then
         if "$manifest_fn" | cmp -s - "$root/.built"; then
-            ln -sfn "$root" "$OUTDIR/$name"
+            relink "$root" "$OUTDIR/$name"
             return 0
         fi
         log "$name: $root changed since it was built (test programs missing or modified): rebuilding"
@@ -81,7 +81,7 @@ publish_tree() {
     "$manifest_fn" > "$root/.built.tmp"
     [ -s "$root/.built.tmp" ] || { log "$name: nothing built to verify later"; exit 1; }
     mv "$root/.built.tmp" "$root/.built"
-    ln -sfn "$root" "$OUTDIR/$name"
+    relink "$root" "$OUTDIR/$name"
 }
 
 # build_lib NAME VERSION TARBALL RECIPE BOOTSTRAP CONFIG_FLAGS TEST_TARGET...

@@ -10,6 +10,11 @@ log() { printf '[%s] %s\n' "${LOG_TAG:-build}" "$*" >&2; }
 now() { date +%s.%N; }
 elapsed_since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.0f", b-a}'; }
 
+# relink TARGET LINK: LINK points at TARGET.  A link already right is left
+# alone: ln -sfn removes it first, and a test running meanwhile (CI builds
+# while the suite runs) would find no MPI there.
+relink() { [ "$(readlink "$2")" = "$1" ] || ln -sfn "$1" "$2"; }
+
 # source_tarball PACKAGE VERSION [SUITE]: the path of the upstream tarball
 # of Debian's source package, in $CACHE/downloads (fetched once).  VERSION
 # is upstream's (4.0.2) or Debian's (1.12.3-1, asked for first, then any
@@ -130,7 +135,7 @@ build_and_install() {
     # looks for it beside the libmpi it is in (ad_bbfs_server.c):
     # $PREFIX/bin.  (A link to this build's program, made by `make`; like
     # the driver's sources, it follows the last checkout that built here.)
-    ln -sfn "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
+    relink "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
 }
 
 # check_driver_warnings MAKE_LOG PATH_PATTERN OBJDIR: the driver compiles

@@ -92,14 +92,14 @@ if [ ! -f "$ROOT/.patched" ]; then
     romio_errnames "$ROMIO_SRC" "$ROOT/mpich-parts/src/mpi/errhan/errnames.txt" \
         > "$ROMIO_SRC/mpi-io/glue/openmpi/romio_errnames.h"
     rm -rf "$ROOT/mpich-parts"
-    ln -sfn "$TOPDIR" "$ROMIO_SRC/bbfs"
+    relink "$TOPDIR" "$ROMIO_SRC/bbfs"
     # Only ROMIO's configure.ac and Makefile.mk changed; regenerate just ROMIO.
     ( cd "$ROMIO_SRC" && autoreconf -fi >/dev/null 2>"$ROOT/autoreconf.log" ) \
         || { log "autoreconf of ROMIO failed, see $ROOT/autoreconf.log"; exit 1; }
     touch "$ROOT/.patched"
 fi
 follow_checkout "$ROOT" "$BLD/3rd-party/romio341/bbfs"
-ln -sfn "$TOPDIR" "$ROMIO_SRC/bbfs"
+relink "$TOPDIR" "$ROMIO_SRC/bbfs"
 
 # --- 3. configure and build --------------------------------------------------
 if [ ! -f "$ROOT/.configured" ]; then
@@ -112,5 +112,5 @@ fi
 build_and_install "Open MPI" 3rd-party/romio341/bbfs "ompi/.libs/libmpi.so.40.*.*"
 touch "$ROOT/.built"
 
-ln -sfn "$PREFIX" "$BUILDDIR/ompi"
+relink "$PREFIX" "$BUILDDIR/ompi"
 log "Open MPI with bbfs ready: $BUILDDIR/ompi -> $PREFIX ($(elapsed_since "$T0") s)"
