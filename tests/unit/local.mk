@@ -60,14 +60,18 @@ SAN_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-san
 SAN_LOGFS_SRCS = $(LOGFS_SRCS) $(filter %.c,$(%canon_reldir%_logfs_unit_SOURCES))
 SAN_UNIT_SRCS = $(filter %.cc,$(%canon_reldir%_logfs_unit_SOURCES))
 .PHONY: check-sanitize
+# Each file compiles on its own, on every core (xargs -P): one compiler
+# call for all of them took 6 minutes on 2 cores.
+SAN_CXXFLAGS = $(SAN_FLAGS) -I$(abs_srcdir)/logfs -I$(abs_srcdir)/%reldir% \
+	-I$(abs_srcdir)/adio/ad_bbfs -I$(abs_srcdir)/bbserver -DBBFS_SRCDIR=\"$(abs_srcdir)\"
 tests/san/logfs-unit: $(SAN_LOGFS_SRCS) $(SAN_UNIT_SRCS) $(LOGFS_HDRS)
 	@mkdir -p tests/san
 	rm -f tests/san/*.o
-	cd tests/san && for f in $(SAN_LOGFS_SRCS); do \
-	  $(CC) $(SAN_FLAGS) -std=c11 -D_POSIX_C_SOURCE=200809L -c "$(abs_srcdir)/$$f" -o "$$(basename $$f .c).o" || exit 1; done
-	cd tests/san && $(CXX) $(SAN_FLAGS) -I$(abs_srcdir)/logfs -I$(abs_srcdir)/%reldir% \
-	  -I$(abs_srcdir)/adio/ad_bbfs -I$(abs_srcdir)/bbserver -DBBFS_SRCDIR='"$(abs_srcdir)"' \
-	  $(addprefix $(abs_srcdir)/,$(SAN_UNIT_SRCS)) *.o -o logfs-unit @GTEST_LIBS@ @PMEM_LIBS@
+	cd tests/san && printf '%s\n' $(SAN_LOGFS_SRCS) | xargs -P "$$(nproc)" -I{} sh -c \
+	  '$(CC) $(SAN_FLAGS) -std=c11 -D_POSIX_C_SOURCE=200809L -c "$(abs_srcdir)/{}" -o "$$(basename {} .c).o"'
+	cd tests/san && printf '%s\n' $(SAN_UNIT_SRCS) | xargs -P "$$(nproc)" -I{} sh -c \
+	  '$(CXX) $(SAN_CXXFLAGS) -c "$(abs_srcdir)/{}" -o "unit-$$(basename {} .cc).o"'
+	cd tests/san && $(CXX) $(SAN_FLAGS) *.o -o logfs-unit @GTEST_LIBS@ @PMEM_LIBS@
 check-sanitize: tests/san/logfs-unit
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  PMEM_IS_PMEM_FORCE=0 ./tests/san/logfs-unit
