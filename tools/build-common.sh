@@ -118,25 +118,35 @@ configure_once() {
 build_and_install() {
     local name=$1 driver=$2 built_lib
     log "building $name in $BLD"
-    if ! make -C "$BLD" -j"$JOBS" >"$ROOT/make.log" 2>&1; then
-        grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
-        log "$name build failed, see $ROOT/make.log"; exit 1
-    fi
+    make -C "$BLD" -j"$JOBS" >"$ROOT/make.log" 2>&1 || build_failed "$name"
     check_driver_warnings "$ROOT/make.log" "$driver/" "$BLD/$driver"
     built_lib=$(ls "$BLD"/$3 2>/dev/null | head -1)
     if [ -f "$ROOT/.built" ] && [ -n "$built_lib" ] && [ -f "$PREFIX/lib/$(basename "$built_lib")" ]; then
-        cmp -s "$built_lib" "$PREFIX/lib/$(basename "$built_lib")" \
-            || install -m 0755 "$built_lib" "$PREFIX/lib/"
+        install_if_changed "$built_lib"
     else
         make -C "$BLD" install >"$ROOT/install.log" 2>&1 \
             || { tail -20 "$ROOT/install.log" >&2; log "$name install failed, see $ROOT/install.log"; exit 1; }
     fi
-    # The driver starts this node's bbserver when a file needs one, and
-    # looks for it beside the libmpi it is in (ad_bbfs_server.c):
-    # $PREFIX/bin.  (A link to this build's program, made by `make`; like
-    # the driver's sources, it follows the last checkout that built here.)
-    relink "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
+    link_bbserver
 }
+
+# build_failed NAME: the errors of $ROOT/make.log, and exit.
+build_failed() {
+    grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
+    log "$1 build failed, see $ROOT/make.log"; exit 1
+}
+
+# install_if_changed LIB: a built library into $PREFIX/lib, unless the one
+# there is the same.
+install_if_changed() {
+    cmp -s "$1" "$PREFIX/lib/$(basename "$1")" || install -m 0755 "$1" "$PREFIX/lib/"
+}
+
+# link_bbserver: the driver starts this node's bbserver when a file needs
+# one, and looks for it beside the libmpi it is in (ad_bbfs_server.c):
+# $PREFIX/bin.  (A link to this build's program, made by `make`; like the
+# driver's sources, it follows the last checkout that built here.)
+link_bbserver() { relink "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"; }
 
 # check_driver_warnings MAKE_LOG PATH_PATTERN OBJDIR: the driver compiles
 # without warnings.  Nothing else reads the build's log, and gcc's defaults

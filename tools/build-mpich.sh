@@ -118,15 +118,11 @@ romio_cflags="$(sed -n 's/^CFLAGS = //p' "$ROMIO/Makefile") $SANITIZE_CFLAGS"
 top_ldflags="$(sed -n 's/^LDFLAGS = //p' "$BLD/Makefile") -fsanitize=address,undefined"
 log "building the sanitizer MPICH's ROMIO in $ROMIO"
 # MPICH frees little at exit, and its build runs programs it links.
-if ! { ASAN_OPTIONS=detect_leaks=0 make -C "$ROMIO" -j"$JOBS" CFLAGS="$romio_cflags" &&
-       ASAN_OPTIONS=detect_leaks=0 make -C "$BLD" -j"$JOBS" LDFLAGS="$top_ldflags" lib/libmpi.la; } \
-       >"$ROOT/make.log" 2>&1; then
-    grep -E 'error|Error' "$ROOT/make.log" | head -30 >&2
-    log "sanitizer MPICH build failed, see $ROOT/make.log"; exit 1
-fi
+{ ASAN_OPTIONS=detect_leaks=0 make -C "$ROMIO" -j"$JOBS" CFLAGS="$romio_cflags" &&
+  ASAN_OPTIONS=detect_leaks=0 make -C "$BLD" -j"$JOBS" LDFLAGS="$top_ldflags" lib/libmpi.la; } \
+    >"$ROOT/make.log" 2>&1 || build_failed "sanitizer MPICH"
 check_driver_warnings "$ROOT/make.log" src/mpi/romio/bbfs/ "$ROMIO/bbfs"
-built_lib=$(ls "$BLD"/lib/.libs/libmpi.so.12.*.* | head -1)
-cmp -s "$built_lib" "$PREFIX/lib/$(basename "$built_lib")" || install -m 0755 "$built_lib" "$PREFIX/lib/"
-relink "$BUILDDIR/bbserver/bbserver" "$PREFIX/bin/bbserver"
+install_if_changed "$(ls "$BLD"/lib/.libs/libmpi.so.12.*.* | head -1)"
+link_bbserver
 relink "$PREFIX" "$BUILDDIR/mpich-sanitize"
 log "sanitizer MPICH ready: $BUILDDIR/mpich-sanitize -> $PREFIX ($(elapsed_since "$T0") s)"
