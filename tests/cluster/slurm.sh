@@ -93,8 +93,15 @@ run() {   # run DIR CMD...
 down() {
     local dir=$1
     [ -d "$dir/slurm" ] || return 0
+    local pids=() p
     for f in "$dir"/slurm/*.pid; do
-        [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null || true
+        [ -f "$f" ] && pids+=("$(cat "$f")")
+    done
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    # slurmctld saves its state as it stops: removing the directory under
+    # it failed now and then ("Directory not empty").  Up to 10 s each.
+    for p in "${pids[@]}"; do
+        for _ in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     done
     rm -rf "$dir/slurm"
 }
