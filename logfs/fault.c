@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 enum { UNREAD, OFF, ARMED, SPENT };
-/* Short-write actions, below any errno. */
-enum { SHORT_HALF = -4, SHORT_ONE, SHORT_ALL_BUT_ONE };
+/* Short-write actions and the pause, below any errno. */
+enum { PAUSE = -5, SHORT_HALF, SHORT_ONE, SHORT_ALL_BUT_ONE };
 
 static struct {
     int state;
@@ -29,7 +29,7 @@ static const struct {
     int err;
 } actions[] = {{"kill", 0},         {"ENOSPC", ENOSPC},       {"EIO", EIO},
                {"ENOMEM", ENOMEM},  {"short", SHORT_HALF},    {"short1", SHORT_ONE},
-               {"short-1", SHORT_ALL_BUT_ONE}};
+               {"short-1", SHORT_ALL_BUT_ONE}, {"pause", PAUSE}};
 
 static void arm(void)
 {
@@ -63,7 +63,7 @@ static void arm(void)
     if (!point || !*point || strlen(point) >= sizeof armed.point || !known ||
         (when && !armed.once)) {
         fprintf(stderr, "bbfs: BBFS_FAULT=%s: expected "
-                "POINT[#N]:kill|ENOSPC|EIO|ENOMEM|short|short1|short-1[:once]; ignored\n", spec);
+                "POINT[#N]:kill|ENOSPC|EIO|ENOMEM|short|short1|short-1|pause[:once]; ignored\n", spec);
         return;
     }
     strcpy(armed.point, point);
@@ -94,6 +94,12 @@ static int fired(const char *point)
 {
     if (armed.once)
         armed.state = SPENT;
+    if (armed.action == PAUSE) { /* (this process late: the others run ahead) */
+        struct timespec ts = {0, 500 * 1000 * 1000};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+            ;
+        return 0;
+    }
     if (armed.action)
         return is_short(armed.action) ? 0 : armed.action;
     /* One write(2), so the line survives the kill whole. */

@@ -7,7 +7,7 @@
  * armed per process, from the environment:
  *
  *     BBFS_FAULT=POINT[#N]:ACTION[:once]   ACTION: kill, ENOSPC, EIO, ENOMEM,
- *                                          short, short1, short-1
+ *                                          short, short1, short-1, pause
  *     BBFS_FAULT_RANK=R                    only in the process of rank R (PMI_RANK, or PMIX_RANK)
  *                                          (as mpiexec numbers them)
  *
@@ -22,6 +22,9 @@
  * more than 0x7ffff000 bytes): half of them (short), one (short1) or all
  * but one (short-1).  The write must then finish the rest itself.  At any
  * other point a short action does nothing.
+ *
+ * pause sleeps half a second and goes on: one process late at that point,
+ * so that a test sees what the others do meanwhile (a race made certain).
  *
  * Unarmed, a point costs one load and a branch.  The points are listed in
  * docs/reliability.md.

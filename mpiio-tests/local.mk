@@ -348,3 +348,10 @@ check_PROGRAMS += %reldir%/t_readall
 %canon_reldir%_t_readall_LDADD = $(MPIIO_TEST_LDADD)
 TESTS += %reldir%/t_readall.mpi
 EXTRA_DIST += %reldir%/t_readall.mpi
+
+check_PROGRAMS += %reldir%/t_close_held
+%canon_reldir%_t_close_held_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_close_held_LDADD = $(MPIIO_TEST_LDADD)
+MPIIO_CLOSE_HELD_SPECS = %reldir%/t_close_held.mpi %reldir%/t_close_held_never.mpi
+TESTS += $(MPIIO_CLOSE_HELD_SPECS)
+EXTRA_DIST += $(MPIIO_CLOSE_HELD_SPECS)

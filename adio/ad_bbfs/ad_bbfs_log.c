@@ -371,6 +371,7 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
 
     memset(&p, 0, sizeof(p));
     MPI_Comm_rank(fd->comm, &rank);
+    logfs_fault("close-begin"); /* (pause: this process late, the others ahead) */
     ADIOI_BBFS_Remote_reset(bf);
     bf->own_end = 0;
     bf->remote_end = 0;

@@ -172,7 +172,17 @@ void ADIOI_BBFS_Manifest_release(ADIOI_BBFS_File * bf)
 
 /* A close that leaves the logs pending tells the manifest how many epochs
  * each writer sealed, so that a replay notices a log that lost some
- * (ADIOI_BBFS_Replay): process 0 gathers the counts.  Collective. */
+ * (ADIOI_BBFS_Replay): process 0 gathers the counts.  Collective.
+ *
+ * A lazy session's manifest is held by the processes that made or joined
+ * it as their logs got files, and process 0 holds it only from its own
+ * close on.  A process that let go of it before process 0 took it would
+ * leave it unheld, and a drain or a replay elsewhere would claim a session
+ * still being closed and remove logs still being written
+ * (mpiio-tests/t_close_held.c).  So there every process waits until all,
+ * process 0 too, have sealed and hold it: an allgather, where a gather
+ * lets the others go at once.  (Elsewhere process 0 holds the manifest
+ * from the open on.) */
 void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -180,9 +190,14 @@ void ADIOI_BBFS_Manifest_epochs(ADIO_File fd, uint64_t sealed)
     int rank;
 
     MPI_Comm_rank(fd->comm, &rank);
-    if (rank == 0)
+    if (rank == 0 || bf->lazy)
         all = ADIOI_Malloc(sizeof(uint64_t) * bf->nwriters);
-    MPI_Gather(&sealed, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, fd->comm);
+    if (bf->lazy)
+        MPI_Allgather(&sealed, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, fd->comm);
+    else
+        MPI_Gather(&sealed, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, fd->comm);
+    if (rank != 0)
+        ADIOI_BBFS_FREE(all);
     if (rank == 0) {
         for (int r = 0; r < bf->nwriters; r++)
             bf->manifest->w[r].epochs = all[r];

@@ -9,8 +9,10 @@
 // whole.  bbserver's state file (point state-write) is saved and loaded.
 // Then a datalog close(2) that fails (point datalog-close), and durable
 // logs and manifests whose directory cannot be fsynced (point dir-fsync).
+// And the pause action, which fails nothing.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -181,3 +183,19 @@ TEST(DurableDirectories, TheManifestDirectoryIsFsyncedWhenPublished)
 }
 
 } // namespace
+
+// The pause action (a race made certain in the MPI tests: t_close_held):
+// half a second at the point, then on with no error; with ":once", only
+// the first pass.
+TEST(FaultPause, SleepsThenGoesOnWithoutAnError)
+{
+    Armed a("some-point:pause:once");
+    auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(0, logfs_fault("other-point"));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(100));
+    EXPECT_EQ(0, logfs_fault("some-point"));
+    auto paused = std::chrono::steady_clock::now() - t0;
+    EXPECT_GE(paused, std::chrono::milliseconds(490));
+    EXPECT_EQ(0, logfs_fault("some-point"));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, paused + std::chrono::milliseconds(100));
+}
