@@ -5,6 +5,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,7 +35,9 @@ static void usage(FILE *f)
             "usage: bbsctl [-S HOST:PORT] [-t TOKEN_FILE] [-T SECONDS] COMMAND [ARGS]\n"
             "Send one request to a bbserver and print the answer.\n"
             "\n"
-            "  -S, --server HOST:PORT   the server (default $BBFS_SERVER)\n"
+            "  -S, --server HOST:PORT   the server (default $BBFS_SERVER, else this\n"
+            "                           node's: LOGDIR/.bbserver.HOST.addr, LOGDIR\n"
+            "                           $BBFS_LOGDIR, $TMPDIR or /tmp, as the driver's)\n"
             "  -t, --token-file FILE    token (default $BBFS_SERVER_TOKEN,\n"
             "                           $BBFS_SERVER_TOKEN_FILE, ~/.bbfs/token)\n"
             "  -T, --timeout SECONDS    wait this long for an answer (default 10);\n"
@@ -62,6 +65,38 @@ static void usage(FILE *f)
             "\n"
             "Exit status: 0 done, 1 the server refused or failed (wait: a drain\n"
             "failed), 2 bad usage, 3 no answer (not running, unreachable, timed out).\n");
+}
+
+/* This node's server, as the driver finds (or starts) it for a job:
+ * the address file it keeps in the log directory.  A job script's
+ * "bbsctl wait FILE" needs nothing else.  @return 1 and the address, or 0
+ * and why not in @p err. */
+static int node_address(char *addr, size_t len, char *err, size_t errlen)
+{
+    const char *dir = getenv("BBFS_LOGDIR");
+    char host[256], file[4400];
+    if (!dir || !*dir)
+        dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    if (gethostname(host, sizeof(host) - 1) != 0) {
+        snprintf(err, errlen, "cannot name this host: %s", strerror(errno));
+        return 0;
+    }
+    host[sizeof(host) - 1] = '\0';
+    snprintf(file, sizeof(file), "%s/.bbserver.%s.addr", dir, host);
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        snprintf(err, errlen, "this node has none running (no %.800s: %s; is BBFS_LOGDIR the "
+                 "jobs' log directory?)", file, strerror(errno));
+        return 0;
+    }
+    int got = fgets(addr, (int) len, f) != NULL;
+    fclose(f);
+    addr[got ? strcspn(addr, " \t\r\n") : 0] = '\0';
+    if (!addr[0])
+        snprintf(err, errlen, "%.800s is empty", file);
+    return addr[0] != '\0';
 }
 
 static uint64_t num(const char *s)
@@ -126,9 +161,19 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    char node_server[512];
+    int node_default = !server || !*server;
+    if (node_default && node_address(node_server, sizeof(node_server), err, sizeof(err)))
+        server = node_server;
+    /* (wait needs no server where nothing is left to drain: the files'
+     * sessions say whether they are canonical) */
+    int is_wait = !strcmp(argv[0], "wait") && argc >= 2;
     if (!server || !*server) {
-        fprintf(stderr, "bbsctl: no server: give -S HOST:PORT or set BBFS_SERVER\n");
-        return 2;
+        if (is_wait)
+            return bbsctl_wait(NULL, NULL, "no bbserver on this node", timeout_given ? timeout
+                               : 0, argc - 1, argv + 1);
+        fprintf(stderr, "bbsctl: no server: %s; give -S HOST:PORT or set BBFS_SERVER\n", err);
+        return 3;
     }
     if (bbs_token_find(token_file, 0, token, source, sizeof(source), err, sizeof(err)) != 0) {
         fprintf(stderr, "bbsctl: %s\n", err);
@@ -178,6 +223,11 @@ int main(int argc, char **argv)
     }
     double answer_timeout = !strcmp(cmd, "wait") ? 10 : timeout;
     if (bbs_client_open(server, token, answer_timeout, &cl, err, sizeof(err)) != 0) {
+        /* (the node's server gone, as with its job: what is left to drain
+         * is pending, and said so) */
+        if (is_wait && node_default && !strstr(err, "refused"))
+            return bbsctl_wait(NULL, NULL, "no bbserver answering on this node",
+                               timeout_given ? timeout : 0, argc - 1, argv + 1);
         fprintf(stderr, "bbsctl: %s\n", err);
         return strstr(err, "refused") || strstr(err, "another bbfs build") ? 1 : 3;
     }

@@ -119,8 +119,11 @@ static int settled(struct bbs_client *cl, const uint8_t *token, const char *serv
                    const char *path, struct bbs_buf *b, int loud)
 {
     struct bbs_reply r;
-    struct bbs_drain_rec *d;
-    int rc = call(cl, token, BBS_DRAINS, path, b, &r, &d), state = BBS_DRAIN_NONE;
+    struct bbs_drain_rec *d = NULL;
+    /* (no server: nothing drains here, the sessions alone tell) */
+    int rc = cl ? call(cl, token, BBS_DRAINS, path, b, &r, &d) : 0, state = BBS_DRAIN_NONE;
+    if (!cl)
+        r.ndrains = 0;
     if (rc != 0) {
         free(d);
         return rc == 3 ? 3 : 1;
@@ -162,9 +165,13 @@ static int settled(struct bbs_client *cl, const uint8_t *token, const char *serv
                     "server drains it\n", path);
         return 2;
     }
-    fprintf(stderr, "bbsctl: wait: %s has %zu pending session%s that %s is not draining: "
-            "run bbsctl drain %s, or bbfs-replay %s\n", path, n, n == 1 ? "" : "s", server,
-            path, path);
+    if (!cl)
+        fprintf(stderr, "bbsctl: wait: %s has %zu pending session%s, and %s drains it: run "
+                "bbfs-replay %s\n", path, n, n == 1 ? "" : "s", server, path);
+    else
+        fprintf(stderr, "bbsctl: wait: %s has %zu pending session%s that %s is not draining: "
+                "run bbsctl drain %s, or bbfs-replay %s\n", path, n, n == 1 ? "" : "s", server,
+                path, path);
     return 1;
 }
 

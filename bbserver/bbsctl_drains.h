@@ -22,6 +22,8 @@ int bbsctl_status(struct bbs_client *cl, const uint8_t *token, const char *file)
  * (or it never had one) and no session of it is pending.  A failed drain,
  * or pending sessions nobody drains, settle a file with status 1 (named,
  * with what to run).  Prints "canonical FILE" for each that made it.
+ * @param cl       NULL where no server runs: the sessions alone tell
+ * @param server   the server's name in messages
  * @param timeout  seconds (0: no limit); 3 when it runs out
  */
 int bbsctl_wait(struct bbs_client *cl, const uint8_t *token, const char *server,

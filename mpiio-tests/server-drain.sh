@@ -12,7 +12,10 @@
 #   4. a server killed with SIGKILL in the middle of a drain: the next one,
 #      started with the same journal, finishes it;
 #   5. no server to be had: the close drains the file itself, and says so;
-#   6. a server the driver starts for a background close drains the file.
+#   6. a server the driver starts for a background close drains the file,
+#      and bbsctl wait with no -S finds it (BBFS_LOGDIR, as the driver);
+#   7. with the node's server gone, bbsctl wait says canonical for a
+#      drained file and, for a pending one, exits 1 naming bbfs-replay.
 #
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
@@ -168,13 +171,31 @@ rm -f "$node_addr"
 run t_background "bbfs:$f" && ok "started: t_background passed" || fail "started: t_background"
 addr=$(cat "$node_addr" 2>/dev/null)
 if [ -n "$addr" ]; then
-    out=$(ctl wait "$f" 2>&1) && ok "started: the started server drained it: $out" || fail "started: wait: $out"
+    # (no -S: bbsctl finds the node's server as the driver does, by BBFS_LOGDIR)
+    out=$("$ctl" wait "$f" 2>&1) && ok "started: the started server drained it (bbsctl wait with no -S): $out" \
+        || fail "started: wait: $out"
     canonical "$f" t_background "started"
     spid=$(sed -n 's/.*(pid \([0-9]*\),.*/\1/p' "$work/logs/.bbserver.$host.log" | tail -1)
     [ -n "$spid" ] && kill "$spid" 2>/dev/null; spid=""
 else
     fail "started: no server was started for the background close"
 fi
+
+# 7. bbsctl wait where the node's server is gone (a job's end took it):
+# a canonical file is canonical; a pending one is said, with what to run.
+pkill -f "$srv --logdir $work/logs" 2>/dev/null; sleep 0.2
+out=$("$ctl" wait "$work/started.dat" 2>&1) && ok "gone: wait on a drained file: $out" \
+    || fail "gone: wait on a drained file: $out"
+f="$work/gone.dat"
+printf 'bbfs_replay never\n' > "$work/never.hints"
+run t_epochs "bbfs:$f" "$work/never.hints" || fail "gone: t_epochs with never"
+out=$("$ctl" wait "$f" 2>&1); rc=$?
+[ $rc = 1 ] && case "$out" in *"bbfs-replay $f"*) true ;; *) false ;; esac \
+    && ok "gone: wait on a pending file exits 1 and says to run bbfs-replay" \
+    || fail "gone: wait on a pending file: exit $rc: $out"
+rm -f "$node_addr"
+out=$("$ctl" wait "$f" 2>&1); rc=$?
+[ $rc = 1 ] && ok "no address file: the same" || fail "no address file: exit $rc: $out"
 
 trap - EXIT
 pkill -f "$srv --logdir $work/logs" 2>/dev/null
