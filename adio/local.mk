@@ -97,14 +97,15 @@ CLEANFILES += tests/sanitize-mpiexec
 # The soak runs shorter, and its memory is not judged (ASan's quarantine).
 # t_replay_4g and t_huge_4g are left out: they run their 2g twins' code on twice the bytes,
 # which under ASan costs minutes and finds nothing the 2 GiB run would not.
-# slurm-check.sh is left out too: srun starts its programs, not MPIEXEC.
+# slurm-check.sh and slurm-drain.sh are left out too: srun starts their
+# programs, not MPIEXEC.
 # So are cluster-check.sh, which runs the MPI tests again across emulated
 # nodes (5 minutes here; the other cluster tests still take the
 # driver's cross-node paths), and t_huge_2g_remote, t_huge_2g's bytes read
 # through another node's server: CI has 75 minutes for everything.
 SANITIZE_MPI_TESTS = $(filter-out mpiio-tests/t_replay_4g.mpi mpiio-tests/t_huge_4g.mpi \
 	mpiio-tests/t_huge_2g_remote.mpi tests/cluster/cluster-check.sh \
-	tests/cluster/slurm-check.sh,$(TESTS))
+	tests/cluster/slurm-check.sh tests/cluster/slurm-drain.sh,$(TESTS))
 check-sanitize-mpi: mpich-sanitize tests/sanitize-mpiexec
 	SOAK_SECONDS=20 SOAK_JUDGE_MEMORY=0 $(MAKE) $(AM_MAKEFLAGS) check \
 	  MPIEXEC=$(abs_top_builddir)/tests/sanitize-mpiexec TESTS="$(SANITIZE_MPI_TESTS)"

@@ -31,8 +31,9 @@ check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir
 %canon_reldir%_t_server_restart_LDADD = $(BBS_LIB) $(LOGFS_LIB) $(MPI_LIBS) @UCX_LIBS@ @PMEM_LIBS@
 TESTS += %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh %reldir%/server-check.sh \
 	%reldir%/server-path-check.sh %reldir%/node-failures.sh %reldir%/soak-nodes.sh \
-	%reldir%/clock-skew.sh %reldir%/slurm-check.sh %reldir%/drain-nodes.sh
+	%reldir%/clock-skew.sh %reldir%/slurm-check.sh %reldir%/drain-nodes.sh \
+	%reldir%/slurm-drain.sh
 EXTRA_DIST += %reldir%/off_node.h %reldir%/node_server.h %reldir%/cluster.sh %reldir%/cluster-check.sh %reldir%/nodelocal-check.sh \
 	%reldir%/server-check.sh %reldir%/server-path-check.sh %reldir%/node-failures.sh \
 	%reldir%/soak-nodes.sh %reldir%/clock-skew.sh %reldir%/slurm.sh %reldir%/slurm-check.sh \
-	%reldir%/drain-nodes.sh
+	%reldir%/drain-nodes.sh %reldir%/slurm-drain.sh
