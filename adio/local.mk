@@ -130,6 +130,29 @@ check-valgrind: tests/valgrind-mpiexec
 	$(MAKE) $(AM_MAKEFLAGS) check MPIEXEC=$(abs_top_builddir)/tests/valgrind-mpiexec \
 	  TESTS="$(VALGRIND_MPI_TESTS)"
 
+# --- the MPI tests on MPICH's ch4:ucx device (issue 33) --------------------
+# The device Debian's own MPICH 4.0.2 has (ch4 over UCX, hydra, Slurm),
+# built with the driver beside the default ch3 one (its own cache key;
+# tools/build-mpich.sh, BBFS_MPICH_DEVICE=ch4:ucx), then the MPI tests and
+# ROMIO's with its mpiexec and its libmpi (the test programs are not
+# rebuilt: their runpath gives way to LD_LIBRARY_PATH).
+UCX_PREFIX = $(abs_top_builddir)/mpich-ucx
+UCX_CHECK_TESTS = $(filter mpiio-tests/%.mpi,$(TESTS)) mpiio-tests/romio-tests.sh
+.PHONY: check-ucx mpich-ucx
+mpich-ucx:
+	BBFS_MPICH_DEVICE=ch4:ucx $(top_srcdir)/tools/build-mpich.sh $(abs_top_builddir) "$(MPICH_SOURCE)"
+tests/ucx-mpiexec: Makefile
+	@mkdir -p tests
+	@{ echo '#!/bin/sh'; \
+	   echo '# mpiexec of the ch4:ucx MPICH (made by make check-ucx)'; \
+	   echo 'LD_LIBRARY_PATH="$(UCX_PREFIX)/lib$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}"; export LD_LIBRARY_PATH'; \
+	   echo 'exec "$(UCX_PREFIX)/bin/mpiexec" "$$@"'; } > $@
+	@chmod +x $@
+CLEANFILES += tests/ucx-mpiexec
+check-ucx: mpich-ucx tests/ucx-mpiexec
+	$(MAKE) $(AM_MAKEFLAGS) check MPIEXEC=$(abs_top_builddir)/tests/ucx-mpiexec \
+	  MPI_PREFIX=$(UCX_PREFIX) TESTS="$(UCX_CHECK_TESTS)"
+
 # --- the MPI tests on Open MPI (issue 33) ---------------------------------
 # A copy of this checkout, configured --with-mpi=openmpi, in ./ompi-check
 # (tools/check-other-mpi.sh); each MPI test there compares bbfs: runs with

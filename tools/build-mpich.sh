@@ -19,7 +19,17 @@ TOPDIR=$(cd "$(dirname "$0")/.." && pwd)
 MPICH_VERSION=4.0.2
 # Applied in name order: registering the driver, then ROMIO hooks it uses.
 PATCHES=("$TOPDIR"/adio/mpich-patches/*.patch)
-CONFIG_FLAGS=(--with-device=ch3:nemesis --with-datatype-engine=dataloop
+# BBFS_MPICH_DEVICE=ch4:ucx builds the device Debian's own MPICH 4.0.2 has
+# (ch4 over UCX, hydra, Slurm), published as BUILDDIR/mpich-ucx (make
+# check-ucx, issue 33); the default stays ch3:nemesis (docs/build.md).
+DEVICE=${BBFS_MPICH_DEVICE:-ch3:nemesis}
+case $DEVICE in
+    ch3:nemesis) DEVICE_FLAGS=(--with-device=ch3:nemesis) PUBLISH=mpich ;;
+    ch4:ucx) DEVICE_FLAGS=(--with-device=ch4:ucx --with-ucx=/usr --with-slurm=/usr --with-pm=hydra)
+             PUBLISH=mpich-ucx ;;
+    *) echo "build-mpich: BBFS_MPICH_DEVICE=$DEVICE: say ch3:nemesis or ch4:ucx" >&2; exit 2 ;;
+esac
+CONFIG_FLAGS=("${DEVICE_FLAGS[@]}" --with-datatype-engine=dataloop
               --with-hwloc=/usr --disable-fortran --disable-cxx
               --enable-romio --with-file-system=ufs+nfs+testfs+bbfs
               --disable-doc --enable-shared --disable-static
@@ -86,9 +96,10 @@ build_and_install MPICH src/mpi/romio/bbfs "lib/.libs/libmpi.so.12.*.*"
 relink libmpi.so.12 "$PREFIX/lib/libmpich.so.12"
 touch "$ROOT/.built"
 
-relink "$PREFIX" "$BUILDDIR/mpich"
-log "MPICH with bbfs ready: $BUILDDIR/mpich -> $PREFIX ($(elapsed_since "$T0") s)"
-[ "${BBFS_MPICH_SANITIZE:-0}" = 1 ] || exit 0
+[ "$DEVICE" = ch3:nemesis ] || link_bbserver     # (the main build's make links its own)
+relink "$PREFIX" "$BUILDDIR/$PUBLISH"
+log "MPICH ($DEVICE) with bbfs ready: $BUILDDIR/$PUBLISH -> $PREFIX ($(elapsed_since "$T0") s)"
+[ "${BBFS_MPICH_SANITIZE:-0}" = 1 ] && [ "$DEVICE" = ch3:nemesis ] || exit 0
 
 # --- 4. the sanitizer copy ----------------------------------------------------
 # Its tree holds a copy of the build above and of its install.  The copy's

@@ -36,6 +36,7 @@ PKGS=(
     zlib1g-dev              # HDF5 (make check-clients): deflate filter in testpar's filter tests
     util-linux iproute2     # the emulated cluster (tests/cluster): unshare, nsenter, ip
     slurm-wlm munge         # a real Slurm on the emulated cluster (tests/cluster/slurm.sh)
+    libslurm-dev            # make check-ucx: the ch4:ucx MPICH is built with Slurm, as Debian builds its own
 )
 
 missing=()
