@@ -223,13 +223,15 @@ int main(int argc, char **argv)
     }
     double answer_timeout = !strcmp(cmd, "wait") ? 10 : timeout;
     if (bbs_client_open(server, token, answer_timeout, &cl, err, sizeof(err)) != 0) {
+        /* (a server that answered and refused is not a server gone) */
+        int answered = strstr(err, "refused") || strstr(err, "another bbfs build");
         /* (the node's server gone, as with its job: what is left to drain
          * is pending, and said so) */
-        if (is_wait && node_default && !strstr(err, "refused"))
+        if (is_wait && node_default && !answered)
             return bbsctl_wait(NULL, NULL, "no bbserver answering on this node",
                                timeout_given ? timeout : 0, argc - 1, argv + 1);
         fprintf(stderr, "bbsctl: %s\n", err);
-        return strstr(err, "refused") || strstr(err, "another bbfs build") ? 1 : 3;
+        return answered ? 1 : 3;
     }
     int drains_rc = -1;
     if (!strcmp(cmd, "drain"))
