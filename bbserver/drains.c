@@ -278,6 +278,7 @@ static void *drain_main(void *arg)
         struct logfs_error le = { 0 };
         o.durable = d->c.durable;
         o.threads = d->c.threads;
+        o.far = d->c.far;
         o.progress = on_progress;
         o.arg = &r;
         int rc = logfs_drain_file(x->path, &o, &st, &le);

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../logfs/drain.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -55,6 +57,7 @@ struct bbs_drains_conf {
     double rate;            /* logged bytes per second at most (0: no limit) */
     size_t keep;            /* ended drains remembered for status and wait (0: 1024) */
     int durable;            /* fsync every drained file (as bbfs_durable does) */
+    const struct logfs_drain_far *far; /* logs on other nodes (NULL: this node's only) */
 };
 
 struct bbs_drains;

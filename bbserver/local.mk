@@ -11,7 +11,7 @@ BBS_CORE_C = %reldir%/proto.c %reldir%/ownmap.c %reldir%/serve.c %reldir%/token.
 BBS_CORE_SRCS = $(BBS_CORE_H) $(BBS_CORE_C)
 BBS_NET_SRCS = \
 	%reldir%/ucx.h %reldir%/ucx.c %reldir%/ucx_dl.h %reldir%/ucx_dl.c \
-	%reldir%/client.h %reldir%/client.c \
+	%reldir%/client.h %reldir%/client.c %reldir%/far.h %reldir%/far.c \
 	%reldir%/server.h
 
 noinst_LIBRARIES += %reldir%/libbbserver.a

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "far.h"
 #include "serve.h"
 #include "state.h"
 #include "ucx.h"
@@ -482,6 +483,7 @@ int bbs_server_run(const struct bbs_server_opts *o)
     struct server s;
     char err[512];
     int sfd = -1, ep = -1, rc = 1;
+    struct bbs_far *far = NULL;
     sigset_t mask;
 
     memset(&s, 0, sizeof(s));
@@ -535,8 +537,17 @@ int bbs_server_run(const struct bbs_server_opts *o)
     sigaddset(&mask, SIGINT);
     pthread_sigmask(SIG_BLOCK, &mask, NULL);    /* (before threads: they inherit it) */
     sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+    /* (a drain of a file written on several nodes reads the other nodes'
+     * logs through their servers, as this job's token) */
+    struct logfs_drain_far far_calls;
+    far = bbs_far_open(o->token, 10);
+    if (!far) {
+        fprintf(stderr, "bbserver: out of memory\n");
+        goto out;
+    }
+    bbs_far_calls(far, &far_calls);
     struct bbs_drains_conf dc = { o->drain_journal, o->drain_nice, o->drain_threads,
-        o->drain_rate, 0, 0 };
+        o->drain_rate, 0, 0, &far_calls };
     if (bbs_drains_start(&dc, &s.conf.drains, err, sizeof(err)) != 0) {
         fprintf(stderr, "bbserver: %s\n", err);
         goto out;
@@ -663,6 +674,7 @@ int bbs_server_run(const struct bbs_server_opts *o)
     close_dead(&s);
   out:
     bbs_drains_stop(s.conf.drains);
+    bbs_far_close(far);         /* (after the drains: they use it) */
     if (s.listener)
         ucp_listener_destroy(s.listener);
     bbs_ucx_close(&s.u);

@@ -33,6 +33,7 @@ struct piece {
 
 struct domain {
     const struct logfs_plan *plan;
+    const struct logfs_drain_opts *o;
     struct logfs_datalog_reader **readers; /* by writer, opened at first use */
     unsigned char *stage;                  /* the runs' bytes, as read */
     size_t staged, stage_cap;
@@ -65,7 +66,8 @@ static int take_run(void *arg, const struct logfs_replay_run *r)
     struct domain *d = arg;
     struct logfs_datalog_reader *dr = NULL;
     uint64_t bytes = r->count * r->blocklen;
-    int rc = reader_of(d, r->writer, &dr);
+    const char *far = d->o->far_servers ? d->o->far_servers[r->writer] : NULL;
+    int rc = far ? LOGFS_OK : reader_of(d, r->writer, &dr);
 
     if (rc)
         return rc;
@@ -78,7 +80,12 @@ static int take_run(void *arg, const struct logfs_replay_run *r)
     if (!s || !q)
         return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory to stage %llu bytes of a drain",
                           (unsigned long long)bytes);
-    if ((rc = logfs_datalog_reader_pread(dr, r->dlog_off, d->stage + d->staged, bytes, d->err)))
+    if (far)
+        rc = d->o->far->read(d->o->far->arg, far, logfs_plan_datalog(d->plan, r->writer),
+                             r->dlog_off, d->stage + d->staged, bytes, d->err);
+    else
+        rc = logfs_datalog_reader_pread(dr, r->dlog_off, d->stage + d->staged, bytes, d->err);
+    if (rc)
         return rc;
     d->runs[d->nruns++] = (struct run){ r->offset, r->blocklen, r->stride, r->count, d->staged };
     d->nblocks += r->count;
@@ -331,6 +338,7 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
     for (nk = 0; nk < o.threads; nk++) {
         ks[nk].w = &w;
         ks[nk].d.plan = p;
+        ks[nk].d.o = &o;
         ks[nk].d.err = &ks[nk].err;
         if (!(ks[nk].d.readers = calloc(nw, sizeof(*ks[nk].d.readers)))) {
             rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to drain");

@@ -29,6 +29,29 @@ struct logfs_plan;
 
 #define LOGFS_DRAIN_MAX_THREADS 16
 
+/* Logs on other nodes (a session of processes on several nodes), reached
+ * through the server of the node that holds them (bbserver's EXPORT, READ
+ * and REMOVE): a writer whose metalog cannot be opened here and whose
+ * manifest entry names a server is read through it.  Each call returns
+ * LOGFS_OK, or an error with why in err.  Calls come from the drain's
+ * threads one at a time or at once: the implementation serializes them
+ * where it must. */
+struct logfs_drain_far {
+    /* the sealed part of metalog, malloc'ed */
+    int (*export_metalog)(void *arg, const char *server, const char *metalog, void **bytes,
+                          size_t *len, struct logfs_error *err);
+    /* len bytes of datalog at off */
+    int (*read)(void *arg, const char *server, const char *datalog, uint64_t off, void *buf,
+                size_t len, struct logfs_error *err);
+    /* a replayed writer's log files go */
+    int (*remove)(void *arg, const char *server, const char *metalog, struct logfs_error *err);
+    /* the file's map (the server the manifest names) forgets a replayed
+     * session's bytes: they are in the file now */
+    int (*replayed)(void *arg, const char *map, const char *path, uint64_t session,
+                    struct logfs_error *err);
+    void *arg;
+};
+
 struct logfs_drain_opts {
     uint64_t window;  /* logged bytes gathered per domain (0: 16 MiB) */
     uint64_t max_gap; /* largest gap filled from the file between two pieces
@@ -42,6 +65,13 @@ struct logfs_drain_opts {
      * a nonzero return stops the drain with that code. */
     int (*progress)(void *arg, uint64_t done, uint64_t total);
     void *arg;
+    /* logfs_drain_file: logs on other nodes (NULL: only logs this node
+     * holds can be drained) */
+    const struct logfs_drain_far *far;
+    /* logfs_drain: by the plan's writers, the server that reads a writer's
+     * datalog, or NULL where this node reads it (NULL: every one); set by
+     * logfs_drain_file */
+    const char *const *far_servers;
 };
 
 /* What a drain did (for benchmarks and bbsctl status). */
@@ -65,14 +95,14 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
 
 /*
  * Drain the pending sessions of canonical file @p path (a POSIX path) into
- * it, with every log reachable here: what a node's server does for
+ * it, with every log reachable here or, through o->far, on other nodes: what a node's server does for
  * bbfs_replay=background, with no MPI process.  Under the sessions' lock
  * (logfs_sessions_lock), every pending session is claimed, oldest first;
  * they are planned together (logfs_plan_build_sessions_src, as the
  * collective replay plans them), checked against the epochs their writers
  * sealed, and drained; the file is made durable if any session was; then
  * every manifest is marked replayed, the logs and canaries go, and the
- * manifests.  A session already marked replayed (a replay that died while
+ * manifests; a map's server is told the sessions were replayed.  A session already marked replayed (a replay that died while
  * cleaning up) only loses its leftovers.  Stopped or killed anywhere, it
  * can run again (or an open or bbfs-replay can replay the same sessions):
  * the file comes out the same.

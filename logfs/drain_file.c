@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,7 +71,43 @@ static int claim_all(const char *path, struct claimed *c, struct logfs_error *er
     return rc;
 }
 
-static int plan_all(const struct claimed *c, struct logfs_plan **plan, struct logfs_error *err)
+/* Where each of the plan's writers is: here (NULL), or on another node,
+ * read through the server its manifest entry names; and the metalogs
+ * fetched from those servers, kept until the drain ends. */
+struct far_logs {
+    const char **servers;       /* by the plan's writers */
+    void **bytes;
+    size_t n;
+};
+
+static void far_logs_free(struct far_logs *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free(f->bytes ? f->bytes[i] : NULL);
+    free(f->servers);
+    free(f->bytes);
+    memset(f, 0, sizeof *f);
+}
+
+/* A writer's metalog that this node cannot open, fetched from the server
+ * of the node that holds it; LOGFS_OK with nothing fetched where the log
+ * is here (or no server can say otherwise: the plan then reports it). */
+static int fetch_far(const struct logfs_manifest_writer *w, const struct logfs_drain_far *far,
+                     size_t at, struct logfs_metalog_src *src, struct far_logs *f,
+                     struct logfs_error *err)
+{
+    if (!far || !w->server[0] || access(w->metalog, F_OK) == 0)
+        return LOGFS_OK;
+    int rc = far->export_metalog(far->arg, w->server, w->metalog, &f->bytes[at], &src->len, err);
+    if (rc)
+        return rc;
+    src->data = f->bytes[at];
+    f->servers[at] = w->server;
+    return LOGFS_OK;
+}
+
+static int plan_all(const struct claimed *c, const struct logfs_drain_far *far,
+                    struct logfs_plan **plan, struct far_logs *f, struct logfs_error *err)
 {
     size_t nw = 0, ns = 0, at = 0;
     for (size_t i = 0; i < c->n; i++)
@@ -84,7 +121,10 @@ static int plan_all(const struct claimed *c, struct logfs_plan **plan, struct lo
     struct logfs_metalog_src *src = calloc(nw, sizeof *src);
     size_t *counts = calloc(ns, sizeof *counts);
     uint64_t *promised = calloc(nw, sizeof *promised);
-    int rc = src && counts && promised ? LOGFS_OK
+    f->n = nw;
+    f->servers = calloc(nw, sizeof *f->servers);
+    f->bytes = calloc(nw, sizeof *f->bytes);
+    int rc = src && counts && promised && f->servers && f->bytes ? LOGFS_OK
         : logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to plan a drain");
     for (size_t i = 0, s = 0; i < c->n && !rc; i++) {
         const struct logfs_manifest *m = &c->m[i];
@@ -93,10 +133,11 @@ static int plan_all(const struct claimed *c, struct logfs_plan **plan, struct lo
         /* (a lazy session's writer that promised nothing may have made no
          * log: logfs/manifest.h, version 7) */
         int made_none_ok = logfs_manifest_lazy_unmade_ok(m);
-        for (uint32_t r = 0; r < m->nwriters; r++, at++) {
+        for (uint32_t r = 0; r < m->nwriters && !rc; r++, at++) {
             src[at].metalog = m->w[r].metalog;
             src[at].absent_ok = made_none_ok && m->w[r].epochs == 0;
             promised[at] = m->w[r].epochs;
+            rc = fetch_far(&m->w[r], far, at, &src[at], f, err);
         }
         counts[s++] = m->nwriters;
     }
@@ -115,7 +156,8 @@ static int plan_all(const struct claimed *c, struct logfs_plan **plan, struct lo
 /* The replayed sessions go: marks first, then the logs, then the
  * manifests (a crash between leaves marked manifests whose leftovers the
  * next replay removes, never a session replayed again over newer data). */
-static void remove_replayed(struct claimed *c, int durable)
+static void remove_replayed(struct claimed *c, const struct logfs_drain_far *far,
+                            const char *path, int durable)
 {
     int marked = 1;
     for (size_t i = 0; i < c->n; i++) {
@@ -136,8 +178,21 @@ static void remove_replayed(struct claimed *c, int durable)
         return;
     }
     for (size_t i = 0; i < c->n; i++) {
-        for (uint32_t r = 0; r < c->m[i].nwriters; r++)
-            logfs_log_remove(c->m[i].w[r].metalog, NULL);
+        /* (the map first: once it forgot them, no read is sent to the
+         * logs; a failure leaves it naming logs that are gone, and reads
+         * of it then say the log is missing: said, not fatal) */
+        struct logfs_error le;
+        if (far && far->replayed && c->m[i].map[0]
+            && far->replayed(far->arg, c->m[i].map, path, c->m[i].file_id, &le))
+            fprintf(stderr, "bbfs drain %s: %s\n", path, le.msg);
+        for (uint32_t r = 0; r < c->m[i].nwriters; r++) {
+            const struct logfs_manifest_writer *w = &c->m[i].w[r];
+            if (!far || !w->server[0] || access(w->metalog, F_OK) == 0)
+                logfs_log_remove(w->metalog, NULL);
+            else if (far->remove(far->arg, w->server, w->metalog, &le))
+                fprintf(stderr, "bbfs drain %s: %s (the file is complete; the log stays)\n",
+                        path, le.msg);
+        }
         if (c->m[i].lazy && c->m[i].nwriters)
             logfs_manifest_canary_remove(c->m[i].w[0].metalog);
     }
@@ -150,16 +205,19 @@ int logfs_drain_file(const char *path, const struct logfs_drain_opts *opts,
     struct logfs_drain_opts o = opts ? *opts : (struct logfs_drain_opts){0};
     struct claimed c = {0};
     struct logfs_plan *plan = NULL;
+    struct far_logs f = {0};
     int rc;
 
     if (st)
         memset(st, 0, sizeof *st);
     if ((rc = claim_all(path, &c, err)) || !c.n)
         return rc;
-    if ((rc = plan_all(&c, &plan, err))) {
+    if ((rc = plan_all(&c, o.far, &plan, &f, err))) {
+        far_logs_free(&f);
         release_all(&c, 0);
         return rc;
     }
+    o.far_servers = f.servers;
     for (size_t i = 0; i < c.n; i++)
         o.durable |= !c.m[i].replayed && c.m[i].durable;
     if (plan) {
@@ -176,6 +234,7 @@ int logfs_drain_file(const char *path, const struct logfs_drain_opts *opts,
     if (rc)
         release_all(&c, 0);
     else
-        remove_replayed(&c, o.durable);
+        remove_replayed(&c, o.far, path, o.durable);
+    far_logs_free(&f);
     return rc;
 }

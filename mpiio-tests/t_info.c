@@ -114,9 +114,9 @@ int main(int argc, char **argv)
     TL_MPI(MPI_File_close(&fh));
 
     /* unique open: drained in the background by default (docs/drain.md),
-     * which is on_close on several nodes */
+     * on one node and on several */
     TL_MPI(open_with(scratch, NULL, NULL, MPI_MODE_RDWR | MPI_MODE_UNIQUE_OPEN, &fh));
-    tl_expect_info(fh, "bbfs_replay", !bbfs ? NULL : tl_one_host() ? "background" : "on_close");
+    tl_expect_info(fh, "bbfs_replay", !bbfs ? NULL : "background");
     TL_MPI(MPI_File_close(&fh));
 
     /* bad values */

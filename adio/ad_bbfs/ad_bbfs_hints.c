@@ -111,14 +111,13 @@ static int lower_is_posix(int file_system)
 
 /* background falls back to on_close (and MPI_File_get_info says so)
  * where a node's server cannot drain the file: a lower driver that is not
- * a mounted file system, or processes on several nodes (a server reads
- * only its own node's logs).  The facts were agreed at the open. */
+ * a mounted file system (the server writes with POSIX calls).  On several
+ * nodes the draining server reads the other nodes' logs through their
+ * servers (docs/drain.md). */
 static void replay_where_possible(ADIOI_BBFS_File * bf)
 {
-    const uint64_t *facts = bf->server_facts;
-    int one_host = facts[0] == ~facts[1];
     if (bf->hints.replay == ADIOI_BBFS_REPLAY_BACKGROUND
-        && (!one_host || !lower_is_posix(bf->lower->file_system)))
+        && !lower_is_posix(bf->lower->file_system))
         bf->hints.replay = ADIOI_BBFS_REPLAY_ON_CLOSE;
 }
 

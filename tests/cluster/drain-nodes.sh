@@ -12,6 +12,11 @@
 #   3. node0's server killed (SIGKILL) in the middle of another file's
 #      drain: the next background close on node0 starts a server with the
 #      same journal, which finishes that file too.
+#   4. A job on both nodes writes a checkpoint with background: node0's
+#      server (process 0's node) drains it, reading node1's logs through
+#      node1's server; the job's read-back open waits for it (node0 cannot
+#      read node1's logs in place); bbsctl wait, then the file equals the
+#      reference, no log is left on either node, the map holds nothing.
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +42,7 @@ mpx() { local h=$1; shift; CLUSTER_HOSTS=$h "$CLUSTER_DIR/mpiexec" "$@" </dev/nu
 on() { local n=$1; shift; "'"$cluster"'" exec "$CLUSTER_DIR" "$n" "$@"; }
 export BBFS_LOGDIR=$CLUSTER_DIR/local
 ctl0() { on node0 sh -c "\"$ctl\" -S \"\$(cat $BBFS_LOGDIR/.bbserver.node0.addr)\" $*"; }
+ctl1() { on node1 sh -c "\"$ctl\" -S \"\$(cat $BBFS_LOGDIR/.bbserver.node1.addr)\" $*"; }
 
 mpx node0 -n 4 "$prog" "ufs:$work/ref.dat" > "$work/ref.out" 2>&1 || { cat "$work/ref.out"; exit 1; }
 
@@ -75,6 +81,30 @@ out=$(ctl0 wait "$f" "$work/next.dat" 2>&1) && ok "node0: the restarted server f
     || fail "node0: wait after the restart: $out"
 cmp -s "$work/ref.dat" "$f" && ok "the file drained after the restart equals ufs:'"'"'s" \
     || fail "the file drained after the restart differs"
+
+# 4. a checkpoint written on both nodes, drained by node0 with node1'"'"'s logs
+f=$work/both.dat
+if BBFS_DRAIN_RATE=0.5 mpx node0,node1 -n 4 "$prog" "bbfs:$f" background draining > "$work/b.out" 2>&1
+then ok "2 nodes: background in force; the read-back open waited for node0'"'"'s drain and read every byte right"
+else sed "s/^/  | /" "$work/b.out" | tail; fail "2 nodes: t_background"; fi
+out=$(ctl0 wait "$f" 2>&1) && ok "2 nodes: node0: bbsctl wait: $out" || fail "2 nodes: wait: $out"
+cmp -s "$work/ref.dat" "$f" && ok "2 nodes: the drained file equals ufs:'"'"'s" \
+    || fail "2 nodes: the drained file differs"
+st=$(ctl0 stat "$f" 2>&1)
+case "$st" in *"holds nothing"*|*"ranges 0 "*) ok "2 nodes: the map forgot the drained session ($st)" ;;
+              *) fail "2 nodes: the map still holds the drained session: $st" ;; esac
+p1=$(ctl1 ping)
+for op in export read remove; do
+    n=$(echo "$p1" | sed -n "s/.* $op \([0-9]*\).*/\1/p")
+    [ "${n:-0}" -gt 0 ] && ok "2 nodes: node1'"'"'s server served $n ${op}s" \
+        || fail "2 nodes: node1'"'"'s server served no $op (ping: $p1)"
+done
+for n in node0 node1; do
+    left=$(on $n sh -c "ls $BBFS_LOGDIR | grep -c log\$")
+    [ "$left" = 0 ] && ok "2 nodes: no log is left on $n" || fail "2 nodes: $left logs left on $n"
+done
+[ -z "$(ls "$work/.both.dat.bbfs/" 2>/dev/null)" ] && ok "2 nodes: no session is left" \
+    || fail "2 nodes: sessions left: $(ls "$work/.both.dat.bbfs/")"
 exit $((fails > 0))
 '
 rc=$?

@@ -45,13 +45,22 @@ class DrainFile : public Drain {
     std::string File() { return dir.file("data"); }
     // The writers' logs as a pending session of File() (their manifest,
     // released: no handle holds it).
-    void Pending(uint64_t file_id, uint32_t n, uint64_t epochs, bool replayed = false)
+    // (@p servers: each writer's node's server, "" for none; @p map: the
+    // server of the file's map)
+    void Pending(uint64_t file_id, uint32_t n, uint64_t epochs, bool replayed = false,
+                 const std::vector<std::string> &servers = {}, const char *map = nullptr)
     {
         logfs_manifest m{};
         ASSERT_EQ(LOGFS_OK, logfs_manifest_init(&m, file_id, n));
         for (uint32_t r = 0; r < n; r++) {
             ASSERT_EQ(LOGFS_OK, logfs_manifest_set(&m, r, "node0", metas[r].c_str()));
             m.w[r].epochs = epochs;
+            if (r < servers.size() && !servers[r].empty()) {
+                ASSERT_EQ(LOGFS_OK, logfs_manifest_set_server(&m, r, servers[r].c_str()));
+            }
+        }
+        if (map) {
+            ASSERT_EQ(LOGFS_OK, logfs_manifest_set_map(&m, map));
         }
         m.replayed = replayed;
         char *text;

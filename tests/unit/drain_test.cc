@@ -271,3 +271,109 @@ TEST_F(DrainFile, AReplayedSessionOnlyLosesItsLeftovers)
     EXPECT_EQ(0u, Manifests());
     EXPECT_FALSE(LogsLeft());
 }
+
+// Logs on "another node": moved where the manifest does not name them,
+// reached only through the drain's far calls, as a server reaches another
+// node's logs through that node's server (bbserver/far.c).
+struct FarNode {
+    std::string server, from, to; // the server's name; its logs' paths: named, real
+    int exports = 0, reads = 0, removes = 0, replayed = 0;
+    std::string map, path;
+    uint64_t session = 0;
+    std::string Real(const char *named) const
+    {
+        std::string p(named);
+        return p.compare(0, from.size(), from) == 0 ? to + p.substr(from.size()) : p;
+    }
+};
+
+static int far_export(void *arg, const char *server, const char *metalog, void **bytes,
+                      size_t *len, logfs_error *err)
+{
+    auto *f = static_cast<FarNode *>(arg);
+    EXPECT_EQ(f->server, server);
+    auto v = ReadFile(f->Real(metalog));
+    f->exports++;
+    if (v.empty())
+        return err->code = LOGFS_EIO;
+    *bytes = malloc(v.size());
+    memcpy(*bytes, v.data(), v.size());
+    *len = v.size();
+    return LOGFS_OK;
+}
+
+static int far_read(void *arg, const char *server, const char *datalog, uint64_t off, void *buf,
+                    size_t len, logfs_error *err)
+{
+    auto *f = static_cast<FarNode *>(arg);
+    EXPECT_EQ(f->server, server);
+    int fd = open(f->Real(datalog).c_str(), O_RDONLY);
+    ssize_t got = fd >= 0 ? pread(fd, buf, len, (off_t) off) : -1;
+    if (fd >= 0)
+        close(fd);
+    f->reads++;
+    return got == (ssize_t) len ? LOGFS_OK : (err->code = LOGFS_ESHORT);
+}
+
+static int far_remove(void *arg, const char *server, const char *metalog, logfs_error *)
+{
+    auto *f = static_cast<FarNode *>(arg);
+    EXPECT_EQ(f->server, server);
+    std::string m = f->Real(metalog);
+    unlink(m.c_str());
+    unlink((m.substr(0, m.size() - strlen(".metalog")) + ".datalog").c_str());
+    f->removes++;
+    return LOGFS_OK;
+}
+
+static int far_replayed(void *arg, const char *map, const char *path, uint64_t session,
+                        logfs_error *)
+{
+    auto *f = static_cast<FarNode *>(arg);
+    f->map = map;
+    f->path = path;
+    f->session = session;
+    f->replayed++;
+    return LOGFS_OK;
+}
+
+// 2 writers, the second's logs on another node: its metalog comes through
+// an export, its bytes through reads, its logs go through a removal, and
+// the file's map is told the session was replayed.
+TEST_F(DrainFile, AnotherNodesLogsComeThroughItsServer)
+{
+    Writers(2, false, 21);
+    for (uint64_t i = 0; i < 300; i++)
+        Write(i % 2, i * 8, 8, 1);
+    CloseAll();
+    Build();
+    auto want = Applied();
+    FarNode node1;
+    node1.server = "node1:7000";
+    node1.from = metas[1].substr(0, metas[1].size() - strlen(".metalog"));
+    node1.to = dir.file("node1-logs");
+    for (const char *ext : {".metalog", ".datalog"})
+        ASSERT_EQ(0, rename((node1.from + ext).c_str(), (node1.to + ext).c_str()));
+    Pending(21, 2, 1, false, {"node0:7000", node1.server}, "node0:7000");
+    WriteFile(File(), {});
+
+    // without the far calls the second writer cannot be read
+    EXPECT_NE(LOGFS_OK, logfs_drain_file(File().c_str(), nullptr, &st, &err));
+    EXPECT_EQ(1u, Manifests());
+
+    logfs_drain_far far{far_export, far_read, far_remove, far_replayed, &node1};
+    logfs_drain_opts o{};
+    o.far = &far;
+    ASSERT_EQ(LOGFS_OK, logfs_drain_file(File().c_str(), &o, &st, &err)) << err.msg;
+    EXPECT_EQ(want, ReadFile(File()));
+    EXPECT_EQ(1, node1.exports);
+    EXPECT_GE(node1.reads, 1);
+    EXPECT_EQ(1, node1.removes);
+    EXPECT_NE(0, access((node1.to + ".metalog").c_str(), F_OK));
+    EXPECT_FALSE(LogsLeft());
+    EXPECT_EQ(1, node1.replayed);
+    EXPECT_EQ("node0:7000", node1.map);
+    EXPECT_EQ(File(), node1.path);
+    EXPECT_EQ(21u, node1.session);
+    EXPECT_EQ(0u, Manifests());
+}
