@@ -288,6 +288,23 @@ TEST_F(OwnMap, ReplayedWithNoSessionDropsTheFile)
     EXPECT_EQ(0u, bbs_own_nfiles(m));
 }
 
+// Every session the file knows replayed at once (a drain of its pending
+// sessions): the file goes, held strided attaches with it, and a session
+// not named keeps it.
+TEST_F(OwnMap, ReplayedOfEverySessionDropsTheFile)
+{
+    bbs_writer a = W(0, 1), b = W(1, 2);
+    bbs_extent e1{0, 8, 1000, 16, 0}, e2{8, 8, 1000, 16, 0};
+    ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/f", &a, &e1, 1));
+    ASSERT_EQ(BBS_OK, bbs_own_attach(m, "/f", &b, &e2, 1));
+    const uint64_t one = 1, both[2] = {2, 1};
+    ASSERT_EQ(BBS_OK, bbs_own_replayed(m, "/f", &one, 1));
+    EXPECT_EQ(1u, bbs_own_nfiles(m));
+    EXPECT_EQ(16000u, bbs_own_size(m, "/f")); // (b's last block ends there)
+    ASSERT_EQ(BBS_OK, bbs_own_replayed(m, "/f", both, 2));
+    EXPECT_EQ(0u, bbs_own_nfiles(m));
+}
+
 TEST_F(OwnMap, ThousandsOfFilesAndWritersStayApart)
 {
     for (int f = 0; f < 2000; f++) {
