@@ -4,7 +4,7 @@
  * closes, and at once opens the file again read-only and checks every byte:
  * the open sees the right bytes while the node's server still drains.
  *
- * usage: t_background FILE [SHOWN [draining] [rewrite]]   SHOWN: the
+ * usage: t_background FILE [SHOWN [draining] [rewrite] [no-read-back]]   SHOWN: the
  * bbfs_replay MPI_File_get_info must show (default "background";
  * "on_close" where it falls back); draining: before the read-back, wait
  * until the server's drain holds the session (else the read-only open may
@@ -13,7 +13,9 @@
  * file again with the default bbfs_replay=on_close, rewrite an eighth of
  * every process's pieces and close: the file must be canonical, the new
  * bytes over the drained ones, when that close returns (it waits for the
- * drain and replays its own after). */
+ * drain and replays its own after); no-read-back: end after the close,
+ * the drain still running (tests/cluster/drain-nodes.sh kills its server
+ * then). */
 #include "testlib.h"
 #include <fcntl.h>
 #include <stdio.h>
@@ -76,10 +78,11 @@ int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
     const char *shown = argc > 2 ? argv[2] : "background";
-    int draining = 0, rewrite = 0;
+    int draining = 0, rewrite = 0, read_back = 1;
     for (int a = 3; a < argc; a++) {
         draining |= !strcmp(argv[a], "draining");
         rewrite |= !strcmp(argv[a], "rewrite");
+        read_back &= strcmp(argv[a], "no-read-back") != 0;
     }
     MPI_Datatype vec;
     MPI_Info info;
@@ -99,6 +102,10 @@ int main(int argc, char **argv)
     tl_sync_barrier_sync(fh);
     write_epoch(fh, 2, NPIECES / 4);
     TL_MPI(MPI_File_close(&fh));
+    if (!read_back) {
+        MPI_Type_free(&vec);
+        return tl_finish();
+    }
 
     /* read back at once: the drain may still run */
     if (draining && tl_is_bbfs(name) && tl_rank == 0)

@@ -17,6 +17,9 @@
 #      node1's server; the job's read-back open waits for it (node0 cannot
 #      read node1's logs in place); bbsctl wait, then the file equals the
 #      reference, no log is left on either node, the map holds nothing.
+#   5. The same with node0's server killed in the middle of that drain:
+#      the next background close on both nodes restarts it, and its
+#      journal finishes the first file too (node1's logs read again).
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -83,6 +86,11 @@ cmp -s "$work/ref.dat" "$f" && ok "the file drained after the restart equals ufs
     || fail "the file drained after the restart differs"
 
 # 4. a checkpoint written on both nodes, drained by node0 with node1'"'"'s logs
+# (node0'"'"'s server stopped first, so that the job starts one with the
+# drain rate given here)
+stop0() { pid=$(ctl0 ping | sed -n "s/.* pid \([0-9]*\) .*/\1/p"); [ -z "$pid" ] || kill "$pid"
+          for i in $(seq 50); do ctl0 ping >/dev/null 2>&1 || break; sleep 0.1; done; }
+stop0
 f=$work/both.dat
 if BBFS_DRAIN_RATE=0.5 mpx node0,node1 -n 4 "$prog" "bbfs:$f" background draining > "$work/b.out" 2>&1
 then ok "2 nodes: background in force; the read-back open waited for node0'"'"'s drain and read every byte right"
@@ -105,6 +113,33 @@ for n in node0 node1; do
 done
 [ -z "$(ls "$work/.both.dat.bbfs/" 2>/dev/null)" ] && ok "2 nodes: no session is left" \
     || fail "2 nodes: sessions left: $(ls "$work/.both.dat.bbfs/")"
+
+# 5. node0'"'"'s server killed while it drains a 2-node file
+stop0
+f=$work/both-killed.dat
+BBFS_DRAIN_RATE=0.1 mpx node0,node1 -n 4 "$prog" "bbfs:$f" background no-read-back > "$work/bk.out" 2>&1 \
+    || { sed "s/^/  | /" "$work/bk.out" | tail; fail "2 nodes: t_background (killed)"; }
+st=$(ctl0 status "$f" 2>&1)
+case "$st" in *running*|*held*|*queued*) ok "2 nodes: node0 drains: $(echo "$st" | tail -1)" ;;
+              *) fail "2 nodes: node0 was not draining: $st" ;; esac
+pid=$(ctl0 ping | sed -n "s/.* pid \([0-9]*\) .*/\1/p")
+[ -n "$pid" ] && kill -9 "$pid" && ok "2 nodes: node0'"'"'s server (pid $pid) killed while draining" \
+    || fail "2 nodes: no server pid to kill"
+sleep 0.5
+cmp -s "$work/ref.dat" "$f" && fail "2 nodes: the file was complete before the kill (drain not slowed?)"
+mpx node0,node1 -n 4 "$prog" "bbfs:$work/both-next.dat" > "$work/bn.out" 2>&1 \
+    || { sed "s/^/  | /" "$work/bn.out" | tail; fail "2 nodes: t_background (next)"; }
+out=$(ctl0 wait "$f" "$work/both-next.dat" 2>&1) && ok "2 nodes: the restarted server finished both: $out" \
+    || fail "2 nodes: wait after the restart: $out"
+for g in "$f" "$work/both-next.dat"; do
+    cmp -s "$work/ref.dat" "$g" && ok "2 nodes: $(basename "$g") equals ufs:'"'"'s" \
+        || fail "2 nodes: $(basename "$g") differs from ufs:'"'"'s"
+done
+for n in node0 node1; do
+    left=$(on $n sh -c "ls $BBFS_LOGDIR | grep -c log\$")
+    [ "$left" = 0 ] && ok "2 nodes, after the restart: no log is left on $n" \
+        || fail "2 nodes, after the restart: $left logs left on $n"
+done
 exit $((fails > 0))
 '
 rc=$?
