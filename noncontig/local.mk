@@ -44,16 +44,18 @@ bench-drain: all
 	@rm -rf $(DEMO_DIR)
 .PHONY: bench-drain
 
-# The same on 2 emulated nodes (root; tests/cluster), 2 processes on each,
-# node-local logs on the disk: node0's bbserver drains each file, reading
-# node1's logs through node1's server (docs/drain.md, "Several nodes").
+# The same on 2 emulated nodes (root; tests/cluster), 2 processes on each:
+# node0's bbserver drains each file, reading node1's logs through node1's
+# server (docs/drain.md, "Several nodes").  Node-local logs and the files
+# on tmpfs, as bench-drain's (here a tmpfs mounted for the run).
 bench-drain-nodes: all
-	@rm -rf $(DEMO_DIR)-nodes
-	CLUSTER_LOCAL=disk CLUSTER_HOSTS=node0:2,node1:2 $(srcdir)/tests/cluster/cluster.sh with 2 \
-	  $(DEMO_DIR)-nodes env BUILD=$(abs_top_builddir) sh -c 'export BBFS_LOGDIR=$$CLUSTER_DIR/local; \
-	  mkdir -p $$CLUSTER_DIR/files && $$CLUSTER_DIR/mpiexec -n 4 $$BUILD/%reldir%/checkpoint \
-	  -dir $$CLUSTER_DIR/files -elmtsize 8,4k -mib 64 -repeat 5 -rounds 0'
-	@rm -rf $(DEMO_DIR)-nodes
+	@rm -rf $(DEMO_DIR)-nodes $(DEMO_DIR)-files && mkdir -p $(DEMO_DIR)-files
+	mount -t tmpfs -o size=2g bbfs-bench $(DEMO_DIR)-files && \
+	CLUSTER_HOSTS=node0:2,node1:2 $(srcdir)/tests/cluster/cluster.sh with 2 $(DEMO_DIR)-nodes \
+	  env BUILD=$(abs_top_builddir) FILES=$(DEMO_DIR)-files sh -c \
+	  'BBFS_LOGDIR=$$CLUSTER_DIR/local $$CLUSTER_DIR/mpiexec -n 4 $$BUILD/%reldir%/checkpoint \
+	  -dir $$FILES -elmtsize 8,4k -mib 64 -repeat 7 -rounds 0'; \
+	rc=$$?; umount $(DEMO_DIR)-files; rm -rf $(DEMO_DIR)-nodes $(DEMO_DIR)-files; exit $$rc
 .PHONY: bench-drain-nodes
 
 noinst_PROGRAMS += %reldir%/model-cost
