@@ -113,10 +113,16 @@ int bbsctl_status(struct bbs_client *cl, const uint8_t *token, const char *file)
     return rc;
 }
 
+/* A session left pending by a close on another node is claimed by that
+ * node's server within milliseconds of the close (its drain thread tries
+ * again after 10 ms): a wait started on this node right after the job
+ * gives it this long before it calls the session undrained. */
+#define CLAIM_GRACE_S 2.0
+
 /* Where a file stands for wait: 0 canonical, 1 failed (said), 2 not yet,
- * 3 no answer. */
+ * 3 no answer.  (waited: seconds since the wait began) */
 static int settled(struct bbs_client *cl, const uint8_t *token, const char *server,
-                   const char *path, struct bbs_buf *b, int loud)
+                   const char *path, struct bbs_buf *b, int loud, double waited)
 {
     struct bbs_reply r;
     struct bbs_drain_rec *d = NULL;
@@ -165,6 +171,8 @@ static int settled(struct bbs_client *cl, const uint8_t *token, const char *serv
                     "server drains it\n", path);
         return 2;
     }
+    if (waited < CLAIM_GRACE_S)
+        return 2;
     if (!cl)
         fprintf(stderr, "bbsctl: wait: %s has %zu pending session%s, and %s drains it: run "
                 "bbfs-replay %s\n", path, n, n == 1 ? "" : "s", server, path);
@@ -201,7 +209,7 @@ int bbsctl_wait(struct bbs_client *cl, const uint8_t *token, const char *server,
         for (int i = 0; i < nfiles; i++) {
             if (!left[i])
                 continue;
-            int st = settled(cl, token, server, paths[i], &b, loud);
+            int st = settled(cl, token, server, paths[i], &b, loud, now_s() - start);
             if (st == 3) {
                 free(paths);
                 free(left);
