@@ -330,3 +330,76 @@ void bbs_client_close(struct bbs_client *c)
         bbs_ucx_close(&c->u);
     free(c);
 }
+
+int bbs_read_log(bbs_call_fn call, void *ctx, const uint8_t *token, const char *path,
+                 uint64_t off, void *buf, size_t len, char *err, size_t errlen)
+{
+    for (size_t got = 0; got < len;) {
+        size_t n = len - got > BBS_MAX_READ ? BBS_MAX_READ : len - got;
+        struct bbs_buf b = { 0 };
+        struct bbs_reply rep;
+        int rc = bbs_enc_read(&b, 0, token, path, off + got, n);
+        if (rc != 0)
+            snprintf(err, errlen, "out of memory");
+        else
+            rc = call(ctx, &b, &rep, err, errlen);
+        if (rc == 0 && rep.len != n) {
+            snprintf(err, errlen, "the server sent %llu bytes of %s, not %zu",
+                     (unsigned long long) rep.len, path, n);
+            rc = -1;
+        }
+        if (rc == 0)
+            memcpy((char *) buf + got, rep.data, n);
+        bbs_buf_free(&b);
+        if (rc != 0)
+            return -1;
+        got += n;
+    }
+    return 0;
+}
+
+int bbs_export_log(bbs_call_fn call, void *ctx, const uint8_t *token, const char *metalog,
+                   int salvage, void **out, size_t *len, char **warning, char *err,
+                   size_t errlen)
+{
+    struct bbs_buf b = { 0 };
+    struct bbs_reply rep;
+    void *bytes = NULL;
+    int rc = bbs_enc_export(&b, 0, token, metalog, salvage);
+
+    *out = NULL;
+    *len = 0;
+    *warning = NULL;
+    if (rc != 0)
+        snprintf(err, errlen, "out of memory");
+    else
+        rc = call(ctx, &b, &rep, err, errlen);
+    if (rc == 0 && !(bytes = malloc(rep.total ? rep.total : 1))) {
+        snprintf(err, errlen, "no memory for the %llu-byte metalog %s",
+                 (unsigned long long) rep.total, metalog);
+        rc = -1;
+    }
+    if (rc == 0) {
+        uint64_t total = rep.total, first = rep.len;
+        if (*rep.warning && !(*warning = strdup(rep.warning))) {
+            snprintf(err, errlen, "out of memory");
+            rc = -1;
+        }
+        memcpy(bytes, rep.data, first);
+        /* the rest of a large one: the sealed part does not change */
+        if (rc == 0)
+            rc = bbs_read_log(call, ctx, token, metalog, first, (char *) bytes + first,
+                              total - first, err, errlen);
+        *len = total;
+    }
+    bbs_buf_free(&b);
+    if (rc != 0) {
+        free(bytes);
+        free(*warning);
+        *warning = NULL;
+        *len = 0;
+        return -1;
+    }
+    *out = bytes;
+    return 0;
+}

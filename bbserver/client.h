@@ -52,6 +52,26 @@ const char *bbs_client_addr(const struct bbs_client *c);
 
 void bbs_client_close(struct bbs_client *c);
 
+/* How the helpers below reach a server: send req and take its reply
+ * (valid until the next call), returning 0 only for a reply whose status
+ * is BBS_OK; else -1 with why in err.  (The driver's calls reconnect to a
+ * restarted server and note its clock; a drain's take a pooled
+ * connection.) */
+typedef int (*bbs_call_fn)(void *ctx, const struct bbs_buf *req, struct bbs_reply *rep,
+                           char *err, size_t errlen);
+
+/* len bytes of the log at path on the server's node, at off, in replies
+ * of at most BBS_MAX_READ.  @return 0, or -1 with why in err. */
+int bbs_read_log(bbs_call_fn call, void *ctx, const uint8_t *token, const char *path,
+                 uint64_t off, void *buf, size_t len, char *err, size_t errlen);
+
+/* The sealed part of metalog on the server's node (EXPORT, then READs of
+ * what one reply did not hold), malloc'ed into *out; *warning (malloc'ed,
+ * or NULL) what salvage left out.  @return 0, or -1 with why in err. */
+int bbs_export_log(bbs_call_fn call, void *ctx, const uint8_t *token, const char *metalog,
+                   int salvage, void **out, size_t *len, char **warning, char *err,
+                   size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

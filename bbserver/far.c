@@ -163,81 +163,75 @@ static int call_once(struct bbs_far *f, const char *addr, const struct bbs_buf *
     return rc;
 }
 
-/* len bytes of path on k's server's node at off, in replies of at most
- * BBS_MAX_READ. */
-static int read_at(struct bbs_far *f, struct conn **k, int fresh, const char *path,
-                   uint64_t off, void *buf, size_t len, struct logfs_error *err)
+/* The helpers of client.h reach a server through the connection taken
+ * for them (made again once if it broke). */
+struct on_conn {
+    struct bbs_far *f;
+    struct conn *k;
+    int fresh;
+    int code;                   /* the last failure's logfs status */
+};
+
+static int call_conn(void *ctx, const struct bbs_buf *req, struct bbs_reply *rep, char *err,
+                     size_t errlen)
 {
-    for (size_t got = 0; got < len && *k;) {
-        size_t n = len - got > BBS_MAX_READ ? BBS_MAX_READ : len - got;
-        struct bbs_buf b = { 0 };
-        struct bbs_reply rep;
-        int rc = bbs_enc_read(&b, 0, f->token, path, off + got, n) == 0 ? LOGFS_OK
-            : fail(err, LOGFS_ENOMEM, "out of memory");
-        if (!rc)
-            rc = call(f, k, fresh, &b, &rep, err);
-        if (!rc && rep.len != n)
-            rc = fail(err, LOGFS_ESHORT, "bbserver %s sent %llu bytes of %s, not %zu",
-                      (*k)->addr, (unsigned long long) rep.len, path, n);
-        if (!rc)
-            memcpy((char *) buf + got, rep.data, n);
-        bbs_buf_free(&b);
-        if (rc)
-            return rc;
-        got += n;
+    struct on_conn *oc = ctx;
+    struct logfs_error le;
+    if (!oc->k) {
+        snprintf(err, errlen, "no connection");
+        return -1;
     }
+    oc->code = call(oc->f, &oc->k, oc->fresh, req, rep, &le);
+    oc->fresh = 0;
+    if (oc->code == LOGFS_OK)
+        return 0;
+    snprintf(err, errlen, "%s", le.msg);
+    return -1;
+}
+
+/* Take a connection to server for a helper's calls, and give it back. */
+static int with_conn(struct bbs_far *f, const char *server, struct on_conn *oc,
+                     struct logfs_error *err)
+{
+    *oc = (struct on_conn) { f, NULL, 0, LOGFS_OK };
+    if (!(oc->k = take(f, server, &oc->fresh, err)))
+        return err ? err->code : LOGFS_EIO;
     return LOGFS_OK;
+}
+
+static int done_conn(struct on_conn *oc, int rc, const char *why, struct logfs_error *err)
+{
+    if (oc->k)
+        give_back(oc->f, oc->k, 0);
+    if (rc == 0)
+        return LOGFS_OK;
+    return fail(err, oc->code != LOGFS_OK ? oc->code : LOGFS_EIO, "%s", why);
 }
 
 static int far_read(void *arg, const char *server, const char *datalog, uint64_t off,
                     void *buf, size_t len, struct logfs_error *err)
 {
-    struct bbs_far *f = arg;
-    int fresh;
-    struct conn *k = take(f, server, &fresh, err);
-    if (!k)
-        return err ? err->code : LOGFS_EIO;
-    int rc = read_at(f, &k, fresh, datalog, off, buf, len, err);
-    if (k)
-        give_back(f, k, 0);
-    return rc;
+    struct on_conn oc;
+    char why[LOGFS_ERRMSG_MAX];
+    int rc = with_conn(arg, server, &oc, err);
+    if (rc)
+        return rc;
+    rc = bbs_read_log(call_conn, &oc, oc.f->token, datalog, off, buf, len, why, sizeof(why));
+    return done_conn(&oc, rc, why, err);
 }
 
 static int far_export(void *arg, const char *server, const char *metalog, void **bytes,
                       size_t *len, struct logfs_error *err)
 {
-    struct bbs_far *f = arg;
-    struct bbs_buf b = { 0 };
-    struct bbs_reply rep;
-    int fresh;
-    *bytes = NULL;
-    *len = 0;
-    struct conn *k = take(f, server, &fresh, err);
-    if (!k)
-        return err ? err->code : LOGFS_EIO;
-    int rc = bbs_enc_export(&b, 0, f->token, metalog, 0) == 0 ? LOGFS_OK
-        : fail(err, LOGFS_ENOMEM, "out of memory");
-    if (!rc)
-        rc = call(f, &k, fresh, &b, &rep, err);
-    if (!rc && !(*bytes = malloc(rep.total ? rep.total : 1)))
-        rc = fail(err, LOGFS_ENOMEM, "no memory for the %llu-byte metalog %s",
-                        (unsigned long long) rep.total, metalog);
-    if (!rc) {
-        uint64_t total = rep.total, first = rep.len;
-        memcpy(*bytes, rep.data, first);
-        /* the rest of a large one: the sealed part does not change */
-        rc = read_at(f, &k, 0, metalog, first, (char *) *bytes + first, total - first, err);
-        *len = total;
-    }
-    if (k)
-        give_back(f, k, 0);
-    bbs_buf_free(&b);
-    if (rc) {
-        free(*bytes);
-        *bytes = NULL;
-        *len = 0;
-    }
-    return rc;
+    struct on_conn oc;
+    char why[LOGFS_ERRMSG_MAX], *warning = NULL;
+    int rc = with_conn(arg, server, &oc, err);
+    if (rc)
+        return rc;
+    rc = bbs_export_log(call_conn, &oc, oc.f->token, metalog, 0, bytes, len, &warning, why,
+                        sizeof(why));
+    free(warning);              /* (only salvage leaves something out) */
+    return done_conn(&oc, rc, why, err);
 }
 
 static int far_remove(void *arg, const char *server, const char *metalog,

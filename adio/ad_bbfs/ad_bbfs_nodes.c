@@ -137,39 +137,27 @@ int ADIOI_BBFS_Err_server(const char *myname, int line, const char *msg)
                                 "**io", "bbfs: %s", msg);
 }
 
-/* len bytes of the file at path on addr's node, at off, in requests of at
- * most BBS_MAX_READ.  @return 0, or -1 with why in err. */
-static int read_at(const ADIOI_BBFS_Nodes * r, const char *addr, const char *path,
-                   uint64_t off, void *buf, size_t len, char *err, size_t errlen)
+/* The helpers of bbserver/client.h reach addr's server through
+ * ADIOI_BBFS_Nodes_call (a restarted server reconnected, its clock noted). */
+struct node_call {
+    const ADIOI_BBFS_Nodes *r;
+    const char *addr;
+};
+
+static int call_node(void *ctx, const struct bbs_buf *req, struct bbs_reply *rep, char *err,
+                     size_t errlen)
 {
-    for (size_t got = 0; got < len;) {
-        size_t n = len - got > BBS_MAX_READ ? BBS_MAX_READ : len - got;
-        struct bbs_buf b = { 0 };
-        struct bbs_reply rep;
-        int rc = bbs_enc_read(&b, 0, r->token, path, off + got, n);
-        if (rc == 0)
-            rc = ADIOI_BBFS_Nodes_call(r, addr, &b, &rep, err, errlen);
-        if (rc == 0 && rep.len != n) {
-            snprintf(err, errlen, "bbserver %s sent %llu bytes of %s, not %zu", addr,
-                     (unsigned long long) rep.len, path, n);
-            rc = -1;
-        }
-        if (rc == 0)
-            memcpy((char *) buf + got, rep.data, n);
-        bbs_buf_free(&b);
-        if (rc != 0)
-            return -1;
-        got += n;
-    }
-    return 0;
+    const struct node_call *nc = ctx;
+    return ADIOI_BBFS_Nodes_call(nc->r, nc->addr, (struct bbs_buf *) req, rep, err, errlen);
 }
 
 int ADIOI_BBFS_Nodes_read(const ADIOI_BBFS_Nodes * r, const char *addr, const char *datalog,
                            uint64_t off, void *buf, size_t len)
 {
     static char myname[] = "ADIOI_BBFS_NODES_READ";
+    struct node_call nc = { r, addr };
     char err[1024];
-    if (read_at(r, addr, datalog, off, buf, len, err, sizeof(err)) != 0)
+    if (bbs_read_log(call_node, &nc, r->token, datalog, off, buf, len, err, sizeof(err)) != 0)
         return ADIOI_BBFS_Err_server(myname, __LINE__, err);
     return MPI_SUCCESS;
 }
@@ -178,41 +166,11 @@ int ADIOI_BBFS_Nodes_export(const ADIOI_BBFS_Nodes * r, const char *addr, const 
                              int salvage, void **out, size_t *len, char **warning)
 {
     static char myname[] = "ADIOI_BBFS_NODES_EXPORT";
+    struct node_call nc = { r, addr };
     char err[1024];
-    struct bbs_buf b = { 0 };
-    struct bbs_reply rep;
-    void *bytes = NULL;
-    int rc = bbs_enc_export(&b, 0, r->token, metalog, salvage);
-
-    *out = NULL;
-    *len = 0;
-    *warning = NULL;
-    if (rc == 0)
-        rc = ADIOI_BBFS_Nodes_call(r, addr, &b, &rep, err, sizeof(err));
-    if (rc == 0 && !(bytes = malloc(rep.total ? rep.total : 1))) {
-        snprintf(err, sizeof(err), "no memory for the %llu-byte metalog %s",
-                 (unsigned long long) rep.total, metalog);
-        rc = -1;
-    }
-    if (rc == 0) {
-        uint64_t total = rep.total, first = rep.len;
-        if (*rep.warning)
-            *warning = strdup(rep.warning);
-        memcpy(bytes, rep.data, first);
-        /* the rest of a large one: the sealed part does not change */
-        rc = read_at(r, addr, metalog, first, (char *) bytes + first, total - first, err,
-                     sizeof(err));
-        *len = total;
-    }
-    bbs_buf_free(&b);
-    if (rc != 0) {
-        free(bytes);
-        free(*warning);
-        *warning = NULL;
-        *len = 0;
+    if (bbs_export_log(call_node, &nc, r->token, metalog, salvage, out, len, warning, err,
+                       sizeof(err)) != 0)
         return ADIOI_BBFS_Err_server(myname, __LINE__, err);
-    }
-    *out = bytes;
     return MPI_SUCCESS;
 }
 
