@@ -1,8 +1,9 @@
 /*
  * Logs on other nodes, reached from this server through theirs: what a
  * drain of a file written on several nodes reads (logfs_drain_far,
- * logfs/drain.h).  One connection per server address, made at first use
- * and kept; calls from the drain's threads take turns.
+ * logfs/drain.h).  Connections are made at first use and kept, a pool per
+ * server address: each call takes a free one, so that the drain's threads
+ * read from other nodes at once.
  */
 #ifndef BBSERVER_FAR_H
 #define BBSERVER_FAR_H

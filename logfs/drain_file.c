@@ -89,14 +89,23 @@ static void far_logs_free(struct far_logs *f)
     memset(f, 0, sizeof *f);
 }
 
+/* The server through which a writer's logs are reached, or NULL where
+ * this node opens them itself (or no server can say otherwise: the plan
+ * then reports a log it cannot open). */
+static const char *far_server(const struct logfs_manifest_writer *w,
+                              const struct logfs_drain_far *far)
+{
+    return far && w->server[0] && access(w->metalog, F_OK) != 0 ? w->server : NULL;
+}
+
 /* A writer's metalog that this node cannot open, fetched from the server
  * of the node that holds it; LOGFS_OK with nothing fetched where the log
- * is here (or no server can say otherwise: the plan then reports it). */
+ * is here. */
 static int fetch_far(const struct logfs_manifest_writer *w, const struct logfs_drain_far *far,
                      size_t at, struct logfs_metalog_src *src, struct far_logs *f,
                      struct logfs_error *err)
 {
-    if (!far || !w->server[0] || access(w->metalog, F_OK) == 0)
+    if (!far_server(w, far))
         return LOGFS_OK;
     int rc = far->export_metalog(far->arg, w->server, w->metalog, &f->bytes[at], &src->len, err);
     if (rc)
@@ -187,7 +196,7 @@ static void remove_replayed(struct claimed *c, const struct logfs_drain_far *far
             fprintf(stderr, "bbfs drain %s: %s\n", path, le.msg);
         for (uint32_t r = 0; r < c->m[i].nwriters; r++) {
             const struct logfs_manifest_writer *w = &c->m[i].w[r];
-            if (!far || !w->server[0] || access(w->metalog, F_OK) == 0)
+            if (!far_server(w, far))
                 logfs_log_remove(w->metalog, NULL);
             else if (far->remove(far->arg, w->server, w->metalog, &le))
                 fprintf(stderr, "bbfs drain %s: %s (the file is complete; the log stays)\n",
