@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,30 +253,34 @@ int main(int argc, char **argv)
         cmd = "ping";
     }
     uint64_t id = bbs_client_next_id(cl);
+    /* Maps know a file by its real path, as the driver names it; a name
+     * that is not there (a test's made-up one) is taken as it is. */
+    char real[PATH_MAX];
+    const char *file = argc > 1 && realpath(argv[1], real) ? real : argv[1];
     if (!strcmp(cmd, "ping"))
         enc = bbs_enc_ping(&b, id, token);
     else if (!strcmp(cmd, "stat"))
-        enc = bbs_enc_stat(&b, id, token, argv[1]);
+        enc = bbs_enc_stat(&b, id, token, file);
     else if (!strcmp(cmd, "replayed")) {
         uint32_t n = (uint32_t) (argc - 2);
         uint64_t *sessions = calloc(n ? n : 1, sizeof(*sessions));
         for (uint32_t i = 0; sessions && i < n; i++)
             sessions[i] = num(argv[2 + i]);
-        enc = sessions ? bbs_enc_replayed(&b, id, token, argv[1], sessions, n) : -1;
+        enc = sessions ? bbs_enc_replayed(&b, id, token, file, sessions, n) : -1;
         free(sessions);
     }
     else if (!strcmp(cmd, "query"))
-        enc = bbs_enc_query(&b, id, token, argv[1], argc == 4 ? num(argv[2]) : 0,
+        enc = bbs_enc_query(&b, id, token, file, argc == 4 ? num(argv[2]) : 0,
                             argc == 4 ? num(argv[3]) : UINT64_MAX);
     else if (!strcmp(cmd, "attach")) {
         struct bbs_writer w = { num(argv[2]), (uint32_t) num(argv[3]), argv[4], argv[5] };
         struct bbs_extent e = { num(argv[6]), num(argv[7]), argc == 11 ? num(argv[9]) : 1,
             argc == 11 ? num(argv[10]) : 0, num(argv[8])
         };
-        enc = bbs_enc_attach(&b, id, token, argv[1], &w, &e, 1, 0, 0);
+        enc = bbs_enc_attach(&b, id, token, file, &w, &e, 1, 0, 0);
     } else if (!strcmp(cmd, "detach")) {
         struct bbs_writer w = { num(argv[2]), (uint32_t) num(argv[3]), "-", "-" };
-        enc = bbs_enc_detach(&b, id, token, argv[1], &w, num(argv[4]), num(argv[5]));
+        enc = bbs_enc_detach(&b, id, token, file, &w, num(argv[4]), num(argv[5]));
     } else if (!strcmp(cmd, "export"))
         enc = bbs_enc_export(&b, id, token, argv[1], argc == 3 && !strcmp(argv[2], "salvage"));
     else if (!strcmp(cmd, "remove"))

@@ -102,21 +102,31 @@ static struct conn *take(struct bbs_far *f, const char *addr, int *fresh,
     return k;
 }
 
-/* Give k back, or (broken) close it. */
+/* Give k back, or (broken) close it, and every idle connection to its
+ * server with it: they reach the same server, gone or restarted, and a
+ * retry must not take one of them. */
 static void give_back(struct bbs_far *f, struct conn *k, int broken)
 {
+    struct conn *dead = NULL;
     pthread_mutex_lock(&f->lock);
-    if (broken)
-        for (struct conn **pp = &f->conns; *pp; pp = &(*pp)->next)
-            if (*pp == k) {
-                *pp = k->next;
-                break;
-            }
     k->busy = 0;
+    if (broken)
+        for (struct conn **pp = &f->conns; *pp;) {
+            struct conn *c = *pp;
+            if (c->busy || strcmp(c->addr, k->addr) != 0) {
+                pp = &c->next;
+                continue;
+            }
+            *pp = c->next;
+            c->next = dead;
+            dead = c;
+        }
     pthread_mutex_unlock(&f->lock);
-    if (broken) {
-        bbs_client_close(k->c);
-        free(k);
+    while (dead) {
+        struct conn *c = dead;
+        dead = c->next;
+        bbs_client_close(c->c);
+        free(c);
     }
 }
 

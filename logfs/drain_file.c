@@ -194,15 +194,25 @@ static void remove_replayed(struct claimed *c, const struct logfs_drain_far *far
         if (far && far->replayed && c->m[i].map[0]
             && far->replayed(far->arg, c->m[i].map, path, c->m[i].file_id, &le))
             fprintf(stderr, "bbfs drain %s: %s\n", path, le.msg);
+        /* A log that stays keeps its manifest, marked replayed: the next
+         * drain, open or bbfs-replay of the file removes what is left
+         * (without it nothing would ever name those logs again). */
+        int gone = 1;
         for (uint32_t r = 0; r < c->m[i].nwriters; r++) {
             const struct logfs_manifest_writer *w = &c->m[i].w[r];
-            if (!far_server(w, far))
-                logfs_log_remove(w->metalog, NULL);
-            else if (far->remove(far->arg, w->server, w->metalog, &le))
-                fprintf(stderr, "bbfs drain %s: %s (the file is complete; the log stays)\n",
-                        path, le.msg);
+            int failed = far_server(w, far)
+                ? far->remove(far->arg, w->server, w->metalog, &le)
+                : logfs_log_remove(w->metalog, &le);
+            if (failed) {
+                fprintf(stderr, "bbfs drain %s: %s (the file is complete; the log and the "
+                        "session's manifest, marked replayed, stay for the next replay to "
+                        "remove)\n", path, le.msg);
+                gone = 0;
+            }
         }
-        if (c->m[i].lazy && c->m[i].nwriters)
+        if (!gone)
+            logfs_session_release(&c->s[i]);    /* (release_all then keeps it) */
+        else if (c->m[i].lazy && c->m[i].nwriters)
             logfs_manifest_canary_remove(c->m[i].w[0].metalog);
     }
     release_all(c, 1);

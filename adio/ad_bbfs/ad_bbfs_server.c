@@ -118,7 +118,7 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
         uint32_t n = bf->replayed_all ? 0 : (uint32_t) (bf->nreplayed - at);
         if (n > BBS_MAX_SESSIONS)
             n = BBS_MAX_SESSIONS;
-        if (bbs_enc_replayed(&b, 0, s->nodes.token, bf->canonical, bf->replayed + at, n) != 0) {
+        if (bbs_enc_replayed(&b, 0, s->nodes.token, s->map_name, bf->replayed + at, n) != 0) {
             snprintf(err, len, "out of memory");
             rc = -1;
         } else
@@ -208,24 +208,29 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * node then).  Where processes on several nodes all name one log
      * directory, it also names a probe file rank 0 made there: if every
      * process sees it, the nodes share the directory. */
+    /* It also names the file as maps know it: by its real path, which
+     * every handle, drain (bbsctl too) and later replay finds again
+     * whatever name each was given (relative, through a symbolic link). */
     struct {
         int live;
         char map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)];
+        char name[PATH_MAX];
         char probe[PATH_MAX];
-    } said = { -1, "", "" };
+    } said = { -1, "", "", "" };
     int fd_probe = -1;
-    if (own_choice) {
-        if (s_rank(fd) == 0) {
+    if (s_rank(fd) == 0) {
+        if (!realpath(bf->canonical, said.name))        /* (not a POSIX file system) */
+            snprintf(said.name, sizeof(said.name), "%s", bf->canonical);
+        if (own_choice)
             said.live = ADIOI_BBFS_Manifest_live_map(bf, said.map, sizeof(said.map));
-            if (said.live <= 0 && !force && !one_host && one_logdir) {
-                snprintf(said.probe, sizeof(said.probe), "%s/.bbfs-probe.%016llx",
-                         bf->hints.logdir,
-                         (unsigned long long) ADIOI_BBFS_New_file_id(bf->hints.logdir));
-                fd_probe = open(said.probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-            }
+        if (own_choice && said.live <= 0 && !force && !one_host && one_logdir) {
+            snprintf(said.probe, sizeof(said.probe), "%s/.bbfs-probe.%016llx",
+                     bf->hints.logdir,
+                     (unsigned long long) ADIOI_BBFS_New_file_id(bf->hints.logdir));
+            fd_probe = open(said.probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         }
-        MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
     }
+    MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
     if (said.live == 0 && !force && one_host)
         return;
     if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe))
@@ -234,6 +239,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
     MPI_Comm_rank(fd->comm, &s->rank);
     s->force_remote = force;
+    memcpy(s->map_name, said.name, sizeof(s->map_name));
     ADIOI_BBFS_Server_reads_begin(s, bf->hints.read_cache);
     /* A server serves the log directory it was started for (and finds its
      * address file there).  Each process finds the one of its node and
@@ -522,7 +528,7 @@ static void attach(ADIOI_BBFS_File * bf, int *error_code)
         struct bbs_buf b = { 0 };
         struct bbs_reply r;
         /* (the clock now: later than the stamps of every write attached) */
-        int failed = bbs_enc_attach(&b, ++s->attaches, s->nodes.token, bf->canonical, &w,
+        int failed = bbs_enc_attach(&b, ++s->attaches, s->nodes.token, s->map_name, &w,
                                     s->notes + at, (uint32_t) n, s->grown,
                                     ADIOI_BBFS_Clock()) != 0;
         if (failed)
@@ -616,7 +622,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
         return ADIOI_BBFS_Err_server(myname, __LINE__, "out of memory for the view");
     do {
         s->queries++;
-        if (bbs_enc_query(&b, s->queries, s->nodes.token, bf->canonical, from, hi) != 0
+        if (bbs_enc_query(&b, s->queries, s->nodes.token, s->map_name, from, hi) != 0
             || map_call(s, &b, &r, err, sizeof(err), 1) != 0) {
             bbs_buf_free(&b);
             logfs_rangemap_destroy(map);

@@ -21,6 +21,7 @@ struct ADIOI_BBFS_Server {
     struct ADIOI_BBFS_Server *next_dirty;       /* in `dirty` while it has notes */
     int is_dirty;
     char map_addr[256];         /* the server holding this file's map */
+    char map_name[PATH_MAX];    /* the file's name there: its real path (rank 0's) */
     char node_addr[256];        /* this node's server: where our logs are read */
     ADIOI_BBFS_Nodes nodes;     /* token and time-out for calls to servers */
     int force_remote;

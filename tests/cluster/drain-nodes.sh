@@ -17,9 +17,12 @@
 #      node1's server; the job's read-back open waits for it (node0 cannot
 #      read node1's logs in place); bbsctl wait, then the file equals the
 #      reference, no log is left on either node, the map holds nothing.
+#      The job names the file through a symbolic link: the map must know it
+#      by the name the drain gives (its real path) to forget it.
 #   5. The same with node0's server killed in the middle of that drain:
 #      the next background close on both nodes restarts it, and its
-#      journal finishes the first file too (node1's logs read again).
+#      journal finishes the first file too (node1's logs read again); no
+#      log, session or map is left.
 # Environment: MPIEXEC, BUILDDIR (set by make check).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,8 +47,8 @@ fail() { echo "FAIL: $*"; fails=$((fails+1)); }
 mpx() { local h=$1; shift; CLUSTER_HOSTS=$h "$CLUSTER_DIR/mpiexec" "$@" </dev/null; }
 on() { local n=$1; shift; "'"$cluster"'" exec "$CLUSTER_DIR" "$n" "$@"; }
 export BBFS_LOGDIR=$CLUSTER_DIR/local
-ctl0() { on node0 sh -c "\"$ctl\" -S \"\$(cat $BBFS_LOGDIR/.bbserver.node0.addr)\" $*"; }
-ctl1() { on node1 sh -c "\"$ctl\" -S \"\$(cat $BBFS_LOGDIR/.bbserver.node1.addr)\" $*"; }
+ctl0() { on node0 sh -c "\"$ctl\" -T 120 -S \"\$(cat $BBFS_LOGDIR/.bbserver.node0.addr)\" $*"; }
+ctl1() { on node1 sh -c "\"$ctl\" -T 120 -S \"\$(cat $BBFS_LOGDIR/.bbserver.node1.addr)\" $*"; }
 
 mpx node0 -n 4 "$prog" "ufs:$work/ref.dat" > "$work/ref.out" 2>&1 || { cat "$work/ref.out"; exit 1; }
 
@@ -91,7 +94,8 @@ cmp -s "$work/ref.dat" "$f" && ok "the file drained after the restart equals ufs
 stop0() { pid=$(ctl0 ping | sed -n "s/.* pid \([0-9]*\) .*/\1/p"); [ -z "$pid" ] || kill "$pid"
           for i in $(seq 50); do ctl0 ping >/dev/null 2>&1 || break; sleep 0.1; done; }
 stop0
-f=$work/both.dat
+ln -sfn "$work" "$work/via"
+f=$work/via/both.dat
 if BBFS_DRAIN_RATE=0.5 mpx node0,node1 -n 4 "$prog" "bbfs:$f" background draining > "$work/b.out" 2>&1
 then ok "2 nodes: background in force; the read-back open waited for node0'"'"'s drain and read every byte right"
 else sed "s/^/  | /" "$work/b.out" | tail; fail "2 nodes: t_background"; fi
@@ -101,6 +105,9 @@ cmp -s "$work/ref.dat" "$f" && ok "2 nodes: the drained file equals ufs:'"'"'s" 
 st=$(ctl0 stat "$f" 2>&1)
 case "$st" in *"holds nothing"*|*"ranges 0 "*) ok "2 nodes: the map forgot the drained session ($st)" ;;
               *) fail "2 nodes: the map still holds the drained session: $st" ;; esac
+held() { ctl0 ping | sed -n "s/.* files \([0-9]*\) .*/\1/p"; }
+[ "$(held)" = 0 ] && ok "2 nodes: node0'"'"'s server holds no map" \
+    || fail "2 nodes: node0'"'"'s server still holds a map ($(ctl0 ping))"
 p1=$(ctl1 ping)
 for op in export read remove; do
     n=$(echo "$p1" | sed -n "s/.* $op \([0-9]*\).*/\1/p")
@@ -140,6 +147,12 @@ for n in node0 node1; do
     [ "$left" = 0 ] && ok "2 nodes, after the restart: no log is left on $n" \
         || fail "2 nodes, after the restart: $left logs left on $n"
 done
+for g in both-killed both-next; do
+    [ -z "$(ls "$work/.$g.dat.bbfs/" 2>/dev/null)" ] && ok "2 nodes: no session of $g is left" \
+        || fail "2 nodes: sessions of $g left: $(ls "$work/.$g.dat.bbfs/")"
+done
+[ "$(held)" = 0 ] && ok "2 nodes, after the restart: node0'"'"'s server holds no map" \
+    || fail "2 nodes, after the restart: node0'"'"'s server still holds a map ($(ctl0 ping))"
 exit $((fails > 0))
 '
 rc=$?

@@ -278,6 +278,7 @@ TEST_F(DrainFile, AReplayedSessionOnlyLosesItsLeftovers)
 struct FarNode {
     std::string server, from, to; // the server's name; its logs' paths: named, real
     int exports = 0, reads = 0, removes = 0, replayed = 0;
+    int refuse_removes = 0; // the next this many removals fail (a server gone)
     std::string map, path;
     uint64_t session = 0;
     std::string Real(const char *named) const
@@ -315,10 +316,18 @@ static int far_read(void *arg, const char *server, const char *datalog, uint64_t
     return got == (ssize_t) len ? LOGFS_OK : (err->code = LOGFS_ESHORT);
 }
 
-static int far_remove(void *arg, const char *server, const char *metalog, logfs_error *)
+static int far_remove(void *arg, const char *server, const char *metalog, logfs_error *err)
 {
     auto *f = static_cast<FarNode *>(arg);
-    EXPECT_EQ(f->server, server);
+    // (a log already gone here is removed through its own node's server:
+    // a server removes what it is asked to, missing files included)
+    if (f->server != server)
+        return logfs_log_remove(metalog, err);
+    if (f->refuse_removes > 0) {
+        f->refuse_removes--;
+        snprintf(err->msg, sizeof(err->msg), "bbserver %s does not answer", server);
+        return err->code = LOGFS_EIO;
+    }
     std::string m = f->Real(metalog);
     unlink(m.c_str());
     unlink((m.substr(0, m.size() - strlen(".metalog")) + ".datalog").c_str());
@@ -375,5 +384,45 @@ TEST_F(DrainFile, AnotherNodesLogsComeThroughItsServer)
     EXPECT_EQ("node0:7000", node1.map);
     EXPECT_EQ(File(), node1.path);
     EXPECT_EQ(21u, node1.session);
+    EXPECT_EQ(0u, Manifests());
+}
+
+// A removal through another node's server that fails (the server gone)
+// keeps the session's manifest, marked replayed: the next drain removes
+// the logs it names, without writing the file again.  Before, the manifest
+// went and nothing named those logs any more.
+TEST_F(DrainFile, LogsAnotherNodeFailedToRemoveKeepTheirManifest)
+{
+    Writers(2, false, 22);
+    for (uint64_t i = 0; i < 100; i++)
+        Write(i % 2, i * 8, 8, 1);
+    CloseAll();
+    Build();
+    auto want = Applied();
+    FarNode node1;
+    node1.server = "node1:7000";
+    node1.from = metas[1].substr(0, metas[1].size() - strlen(".metalog"));
+    node1.to = dir.file("node1-logs");
+    for (const char *ext : {".metalog", ".datalog"})
+        ASSERT_EQ(0, rename((node1.from + ext).c_str(), (node1.to + ext).c_str()));
+    Pending(22, 2, 1, false, {"node0:7000", node1.server}, "node0:7000");
+    WriteFile(File(), {});
+    logfs_drain_far far{far_export, far_read, far_remove, far_replayed, &node1};
+    logfs_drain_opts o{};
+    o.far = &far;
+
+    node1.refuse_removes = 1;
+    ASSERT_EQ(LOGFS_OK, logfs_drain_file(File().c_str(), &o, &st, &err)) << err.msg;
+    EXPECT_EQ(want, ReadFile(File()));
+    EXPECT_EQ(0, access((node1.to + ".metalog").c_str(), F_OK)); // stays: refused
+    EXPECT_FALSE(LogsLeft());                                    // this node's went
+    ASSERT_EQ(1u, Manifests());
+
+    WriteFile(File(), {}); // a second replay of the data would show
+    ASSERT_EQ(LOGFS_OK, logfs_drain_file(File().c_str(), &o, &st, &err)) << err.msg;
+    EXPECT_TRUE(ReadFile(File()).empty());
+    EXPECT_EQ(1, node1.exports); // not planned again
+    EXPECT_EQ(1, node1.removes);
+    EXPECT_NE(0, access((node1.to + ".metalog").c_str(), F_OK));
     EXPECT_EQ(0u, Manifests());
 }
