@@ -40,7 +40,12 @@ struct bbs_drains {
     struct drain *todo;         /* queued, held and running, in the order asked */
     struct drain *ended;        /* newest first */
     size_t nended;
+    /* the drain's buffers, kept while drains follow one another (the
+     * thread's alone); let go after KEEP_IDLE_S with nothing to drain */
+    struct logfs_drain_buffers *keep;
 };
+
+#define KEEP_IDLE_S 10.0
 
 const char *bbs_drain_state_name(int state)
 {
@@ -249,11 +254,16 @@ static void *drain_main(void *arg)
     if (d->c.nice && setpriority(PRIO_PROCESS, (id_t) gettid(), d->c.nice) != 0)
         fprintf(stderr, "bbserver: cannot lower the drain thread's priority: %s\n",
                 strerror(errno));
+    double let_go_at = 0;
     pthread_mutex_lock(&d->lock);
     while (!d->stop) {
         double wake_at, now = now_s();
         struct drain *x = next_due(d, now, &wake_at);
         if (!x) {
+            if (wake_at == 0 && d->keep) {
+                wake_at = now + KEEP_IDLE_S;
+                let_go_at = wake_at;
+            }
             if (wake_at == 0)
                 pthread_cond_wait(&d->cond, &d->lock);
             else {
@@ -264,8 +274,15 @@ static void *drain_main(void *arg)
                 ts.tv_nsec = (long) ((t - (double) ts.tv_sec) * 1e9);
                 pthread_cond_timedwait(&d->cond, &d->lock, &ts);
             }
+            if (let_go_at > 0 && now_s() >= let_go_at && d->keep) {
+                logfs_drain_buffers_free(d->keep);      /* (idle: the node's memory back) */
+                d->keep = NULL;
+            }
+            let_go_at = 0;
             continue;
         }
+        if (!d->keep)
+            d->keep = logfs_drain_buffers_new();        /* (NULL: each drain's own) */
         x->state = BBS_DRAIN_RUNNING;
         x->tries++;
         x->done = x->total = 0;
@@ -279,6 +296,7 @@ static void *drain_main(void *arg)
         o.durable = d->c.durable;
         o.threads = d->c.threads;
         o.far = d->c.far;
+        o.keep = d->keep;
         o.progress = on_progress;
         o.arg = &r;
         int rc = logfs_drain_file(x->path, &o, &st, &le);
@@ -465,6 +483,7 @@ void bbs_drains_stop(struct bbs_drains *d)
         next = x->next;
         drain_free(x);
     }
+    logfs_drain_buffers_free(d->keep);
     pthread_mutex_destroy(&d->lock);
     pthread_cond_destroy(&d->cond);
     free(d->journal);

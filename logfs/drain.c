@@ -258,6 +258,50 @@ struct epoch_work {
     uint64_t done, total;
 };
 
+/* What a thread's domains are staged and gathered in. */
+struct thread_buffers {
+    unsigned char *stage, *buf;
+    size_t stage_cap, cap;
+    struct run *runs;
+    size_t runs_cap;
+    struct piece *pieces;
+    size_t pieces_cap;
+};
+
+struct logfs_drain_buffers {
+    struct thread_buffers t[LOGFS_DRAIN_MAX_THREADS];
+};
+
+struct logfs_drain_buffers *logfs_drain_buffers_new(void)
+{
+    return calloc(1, sizeof(struct logfs_drain_buffers));
+}
+
+size_t logfs_drain_buffers_bytes(const struct logfs_drain_buffers *b)
+{
+    size_t n = 0;
+    for (int k = 0; b && k < LOGFS_DRAIN_MAX_THREADS; k++)
+        n += b->t[k].stage_cap + b->t[k].cap + b->t[k].runs_cap * sizeof(struct run)
+            + b->t[k].pieces_cap * sizeof(struct piece);
+    return n;
+}
+
+static void buffers_free(struct thread_buffers *t)
+{
+    free(t->stage);
+    free(t->buf);
+    free(t->runs);
+    free(t->pieces);
+    memset(t, 0, sizeof *t);
+}
+
+void logfs_drain_buffers_free(struct logfs_drain_buffers *b)
+{
+    for (int k = 0; b && k < LOGFS_DRAIN_MAX_THREADS; k++)
+        buffers_free(&b->t[k]);
+    free(b);
+}
+
 /* What one thread of a drain keeps across domains and epochs. */
 struct worker {
     struct epoch_work *w;
@@ -344,6 +388,18 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
             rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to drain");
             break;
         }
+        if (o.keep) {
+            struct thread_buffers *t = &o.keep->t[nk];
+            ks[nk].d.stage = t->stage;
+            ks[nk].d.stage_cap = t->stage_cap;
+            ks[nk].d.runs = t->runs;
+            ks[nk].d.runs_cap = t->runs_cap;
+            ks[nk].d.pieces = t->pieces;
+            ks[nk].d.pieces_cap = t->pieces_cap;
+            ks[nk].buf = t->buf;
+            ks[nk].cap = t->cap;
+            memset(t, 0, sizeof *t);
+        }
     }
     for (uint64_t e = 0; e < nep && !rc; e++) {
         struct logfs_resize rs;
@@ -383,10 +439,12 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
         for (uint32_t r = 0; ks[t].d.readers && r < logfs_plan_nwriters(p); r++)
             logfs_datalog_reader_close(ks[t].d.readers[r]);
         free(ks[t].d.readers);
-        free(ks[t].d.stage);
-        free(ks[t].d.runs);
-        free(ks[t].d.pieces);
-        free(ks[t].buf);
+        struct thread_buffers b = { ks[t].d.stage, ks[t].buf, ks[t].d.stage_cap, ks[t].cap,
+            ks[t].d.runs, ks[t].d.runs_cap, ks[t].d.pieces, ks[t].d.pieces_cap };
+        if (o.keep)
+            o.keep->t[t] = b;
+        else
+            buffers_free(&b);
     }
     pthread_mutex_destroy(&w.lock);
     if (stats)

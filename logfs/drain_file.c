@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,16 +163,66 @@ static int plan_all(const struct claimed *c, const struct logfs_drain_far *far,
     return rc;
 }
 
+/* The writers' logs a drain removes, shared out among its threads: a
+ * removal frees the log's pages (tmpfs) or extents, a few milliseconds for
+ * each 16 MiB, and a far one waits for another node's server. */
+struct removal {
+    const struct logfs_manifest_writer *w;
+    int failed;
+    struct logfs_error le;
+};
+
+struct removals {
+    struct removal *r;
+    size_t n, next;
+    const struct logfs_drain_far *far;
+    pthread_mutex_t lock;
+};
+
+static void *remove_some(void *arg)
+{
+    struct removals *rs = arg;
+    for (;;) {
+        pthread_mutex_lock(&rs->lock);
+        size_t i = rs->next < rs->n ? rs->next++ : rs->n;
+        pthread_mutex_unlock(&rs->lock);
+        if (i == rs->n)
+            return NULL;
+        struct removal *x = &rs->r[i];
+        const struct logfs_manifest_writer *w = x->w;
+        x->failed = far_server(w, rs->far)
+            ? rs->far->remove(rs->far->arg, w->server, w->metalog, &x->le)
+            : logfs_log_remove(w->metalog, &x->le);
+    }
+}
+
+/* Remove every log of rs, on up to @p threads threads. */
+static void remove_logs(struct removals *rs, int threads)
+{
+    pthread_t t[LOGFS_DRAIN_MAX_THREADS];
+    int started = 0;
+    pthread_mutex_init(&rs->lock, NULL);
+    for (int k = 1; k < threads && k < LOGFS_DRAIN_MAX_THREADS && (size_t) k < rs->n; k++)
+        if (pthread_create(&t[started], NULL, remove_some, rs) == 0)
+            started++;
+    remove_some(rs);
+    for (int k = 0; k < started; k++)
+        pthread_join(t[k], NULL);
+    pthread_mutex_destroy(&rs->lock);
+}
+
 /* The replayed sessions go: marks first, then the logs, then the
  * manifests (a crash between leaves marked manifests whose leftovers the
  * next replay removes, never a session replayed again over newer data). */
 static void remove_replayed(struct claimed *c, const struct logfs_drain_far *far,
-                            const char *path, int durable)
+                            const char *path, int durable, int threads)
 {
     int marked = 1;
+    size_t nlogs = 0;
     for (size_t i = 0; i < c->n; i++) {
         char *text;
         size_t len;
+        nlogs += c->m[i].nwriters;
         if (c->m[i].replayed)
             continue;
         c->m[i].replayed = 1;
@@ -182,39 +233,47 @@ static void remove_replayed(struct claimed *c, const struct logfs_drain_far *far
         }
     }
     logfs_fault("drain-marked"); /* (kill only) in the file, marked, logs still there */
-    if (!marked) {               /* (orphaned logs at worst) */
+    struct removals rs = { 0 };
+    rs.r = calloc(nlogs ? nlogs : 1, sizeof(struct removal));
+    rs.n = nlogs;
+    rs.far = far;
+    if (!marked || !rs.r) {      /* (orphaned logs at worst) */
+        free(rs.r);
         release_all(c, 1);
         return;
     }
+    /* (the maps first: once they forgot the sessions, no read is sent to
+     * their logs; a failure leaves a map naming logs that are gone, and
+     * reads of it then say the log is missing: said, not fatal) */
+    size_t at = 0;
     for (size_t i = 0; i < c->n; i++) {
-        /* (the map first: once it forgot them, no read is sent to the
-         * logs; a failure leaves it naming logs that are gone, and reads
-         * of it then say the log is missing: said, not fatal) */
         struct logfs_error le;
         if (far && far->replayed && c->m[i].map[0]
             && far->replayed(far->arg, c->m[i].map, path, c->m[i].file_id, &le))
             fprintf(stderr, "bbfs drain %s: %s\n", path, le.msg);
-        /* A log that stays keeps its manifest, marked replayed: the next
-         * drain, open or bbfs-replay of the file removes what is left
-         * (without it nothing would ever name those logs again). */
+        for (uint32_t r = 0; r < c->m[i].nwriters; r++)
+            rs.r[at++].w = &c->m[i].w[r];
+    }
+    remove_logs(&rs, threads);
+    /* A log that stays keeps its manifest, marked replayed: the next
+     * drain, open or bbfs-replay of the file removes what is left
+     * (without it nothing would ever name those logs again). */
+    at = 0;
+    for (size_t i = 0; i < c->n; i++) {
         int gone = 1;
-        for (uint32_t r = 0; r < c->m[i].nwriters; r++) {
-            const struct logfs_manifest_writer *w = &c->m[i].w[r];
-            int failed = far_server(w, far)
-                ? far->remove(far->arg, w->server, w->metalog, &le)
-                : logfs_log_remove(w->metalog, &le);
-            if (failed) {
+        for (uint32_t r = 0; r < c->m[i].nwriters; r++, at++)
+            if (rs.r[at].failed) {
                 fprintf(stderr, "bbfs drain %s: %s (the file is complete; the log and the "
                         "session's manifest, marked replayed, stay for the next replay to "
-                        "remove)\n", path, le.msg);
+                        "remove)\n", path, rs.r[at].le.msg);
                 gone = 0;
             }
-        }
         if (!gone)
             logfs_session_release(&c->s[i]);    /* (release_all then keeps it) */
         else if (c->m[i].lazy && c->m[i].nwriters)
             logfs_manifest_canary_remove(c->m[i].w[0].metalog);
     }
+    free(rs.r);
     release_all(c, 1);
 }
 
@@ -253,7 +312,7 @@ int logfs_drain_file(const char *path, const struct logfs_drain_opts *opts,
     if (rc)
         release_all(&c, 0);
     else
-        remove_replayed(&c, o.far, path, o.durable);
+        remove_replayed(&c, o.far, path, o.durable, o.threads);
     far_logs_free(&f);
     return rc;
 }

@@ -122,6 +122,38 @@ TEST_F(Drain, ThreadsGiveThePlansFile)
         }
 }
 
+// Buffers kept from one drain to the next (a server's): every drain gives
+// the plan's file whatever the buffers held before, with another thread
+// count, window or plan, and they are still held after it.
+TEST_F(Drain, KeptBuffersGiveThePlansFile)
+{
+    std::mt19937 g(12);
+    Writers(4);
+    for (int k = 0; k < 300; k++)
+        Write(g() % 4, g() % 50000, 1 + g() % 700, 0, false);
+    for (uint64_t i = 0; i < (1u << 20) / 8; i++) // 1 MiB of interleaved 8-byte pieces
+        Write(i % 4, 50000 + i * 8, 8, 0, false);
+    CloseAll();
+    Build();
+    auto before = Pattern(7000, 3);
+    auto want = Applied(before);
+    logfs_drain_buffers *keep = logfs_drain_buffers_new();
+    ASSERT_NE(nullptr, keep);
+    EXPECT_EQ(0u, logfs_drain_buffers_bytes(keep));
+    size_t held = 0;
+    for (int threads : {2, 1, 4, 2})
+        for (uint64_t window : {0ull, 5000ull}) {
+            logfs_drain_opts o{};
+            o.threads = threads;
+            o.window = window;
+            o.keep = keep;
+            EXPECT_EQ(want, Drained(o, before)) << threads << " threads, window " << window;
+            held = logfs_drain_buffers_bytes(keep);
+            EXPECT_GE(held, (size_t)(1u << 20) / threads) << threads << " threads";
+        }
+    logfs_drain_buffers_free(keep);
+}
+
 static int stop_at_half(void *arg, uint64_t done, uint64_t total)
 {
     auto *calls = static_cast<int *>(arg);
