@@ -21,6 +21,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     ADIOI_BBFS_Remote_reset(bf);        /* a view of other handles' logs */
     ADIOI_BBFS_View_logs_close(bf);     /* (the logs' end closed them, but for a failed one) */
     ADIOI_BBFS_FREE(bf->view_sizes);
+    ADIOI_BBFS_FREE(bf->sizes_seen);
     ADIOI_BBFS_FREE(bf->view_marks);
     ADIOI_BBFS_FREE(bf->size_marks);
     ADIOI_BBFS_FREE(bf->size_sizes);

@@ -127,14 +127,30 @@ static void metalog_sizes(const ADIOI_BBFS_File * bf, long long *out)
  * only when some metalog grew (reads between writes are the common case:
  * HDF5 reads its metadata in many small reads).  Other handles' sessions
  * are not watched this way: with any, the view is rebuilt every time. */
-/* Whether some metalog's size differs from then[] (metalog_sizes'). */
+/* Whether some metalog's size differs from then[] (metalog_sizes').  The
+ * sizes it took serve the plan that follows a change (plan_sizes): a
+ * second look would cost a system call per writer again, and sizes taken
+ * a little earlier are as good (a log that grew in between shows next
+ * time). */
 static int metalogs_changed(ADIOI_BBFS_File * bf, const long long *then)
 {
-    long long *now = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
-    metalog_sizes(bf, now);
-    int changed = memcmp(now, then, sizeof(long long) * bf->nwriters) != 0;
-    ADIOI_Free(now);
+    if (!bf->sizes_seen)
+        bf->sizes_seen = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
+    metalog_sizes(bf, bf->sizes_seen);
+    int changed = memcmp(bf->sizes_seen, then, sizeof(long long) * bf->nwriters) != 0;
+    bf->sizes_seen_valid = changed;
     return changed;
+}
+
+/* The metalog sizes before a plan: the ones metalogs_changed just took,
+ * else taken now. */
+static void plan_sizes(ADIOI_BBFS_File * bf, long long *out)
+{
+    if (bf->sizes_seen_valid)
+        memcpy(out, bf->sizes_seen, sizeof(long long) * bf->nwriters);
+    else
+        metalog_sizes(bf, out);
+    bf->sizes_seen_valid = 0;
 }
 
 static int logs_grew(ADIOI_BBFS_File * bf)
@@ -148,6 +164,7 @@ static int logs_grew(ADIOI_BBFS_File * bf)
 static int remote_needs_rebuild(ADIOI_BBFS_File * bf)
 {
     int c = bf->hints.consistency;
+    bf->sizes_seen_valid = 0;   /* (only this call's own look serves its plan) */
     if (bf->acquired) {         /* (causal: ad_bbfs_sync.c) */
         bf->acquired = 0;
         if (logs_grew(bf))
@@ -317,7 +334,7 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
         /* sizes first: what is logged after this point makes them differ */
         if (!bf->view_sizes)
             bf->view_sizes = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
-        metalog_sizes(bf, bf->view_sizes);
+        plan_sizes(bf, bf->view_sizes);
     }
     if (bf->hints.consistency == ADIOI_BBFS_CONSISTENCY_SESSION && !bf->others_live) {
         bf->remote_stale = 0;   /* the open replayed every closed session */
@@ -745,7 +762,7 @@ static int logged_end(ADIOI_BBFS_File * bf, ADIO_Offset * end)
     if (bf->metalogs) {
         if (!bf->size_sizes)
             bf->size_sizes = ADIOI_Malloc(sizeof(long long) * bf->nwriters);
-        metalog_sizes(bf, bf->size_sizes);
+        plan_sizes(bf, bf->size_sizes);
     }
     for (int tries = 0; tries < 3; tries++) {
         po.resume = resume ? bf->size_marks : NULL;

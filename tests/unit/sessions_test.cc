@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <set>
 #include <string>
 
 #include "helpers.h"
@@ -272,4 +273,29 @@ TEST_F(Sessions, TheProcessesOfOneSessionShareItsLiveLock)
     EXPECT_EQ(LOGFS_EBUSY, logfs_session_join(File().c_str(), 7, &c, &err));
     logfs_session_remove(&claim);
     EXPECT_EQ(LOGFS_ENOENT, logfs_session_join(File().c_str(), 7, &c, &err));
+}
+
+// More manifests than one read of the directory returns (the listing reads
+// it in 8 KiB batches): every one is listed, once, and other names are not.
+TEST_F(Sessions, EveryManifestOfALargeDirectoryIsListed)
+{
+    const int n = 400; // about 40 bytes of directory entry each: 2 batches
+    for (int i = 1; i <= n; i++) {
+        logfs_session s;
+        Create((uint64_t)i, &s);
+        logfs_session_release(&s);
+    }
+    int other = open((Dir() + "/notes.txt").c_str(), O_CREAT | O_WRONLY, 0600);
+    ASSERT_GE(other, 0);
+    close(other);
+    auto l = List();
+    ASSERT_EQ((size_t)n, l.size());
+    std::set<std::string> names;
+    for (auto &s : l)
+        names.insert(s.path);
+    EXPECT_EQ((size_t)n, names.size());
+    char want[4400];
+    ASSERT_EQ(0, logfs_session_path(File().c_str(), n, want, sizeof want));
+    EXPECT_EQ(1u, names.count(want));
+    unlink((Dir() + "/notes.txt").c_str());
 }
