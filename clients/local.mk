@@ -13,7 +13,7 @@ build-clients: all
 	$(top_srcdir)/tools/build-clients.sh $(MPI_PREFIX) $(CLIENTS_DIR)
 
 check-clients: build-clients
-	BUILDDIR='$(abs_top_builddir)' MPI_PREFIX='$(MPI_PREFIX)' \
+	BUILDDIR='$(abs_top_builddir)' MPI_PREFIX='$(MPI_PREFIX)' CLIENTS_MPIEXEC='$(CLIENTS_MPIEXEC)' \
 	CLIENTS_DIR='$(CLIENTS_DIR)' CLIENTS_PREFIX='$(CLIENTS_PREFIX)' \
 	CLIENTS_EXCLUDE='$(CLIENTS_EXCLUDE)' CLIENTS_EXCLUDE_WHY='$(CLIENTS_EXCLUDE_WHY)' \
 	$(top_srcdir)/%reldir%/run-clients.sh
@@ -28,9 +28,16 @@ check-clients-nodes: build-clients
 	CLIENTS_EXCLUDE='$(CLIENTS_NODES_EXCLUDE)' CLIENTS_EXCLUDE_WHY='$(CLIENTS_NODES_EXCLUDE_WHY)' \
 	$(top_srcdir)/%reldir%/run-clients-nodes.sh
 
+# The same suites on MPICH's ch4:ucx device (issue 33; make check-ucx
+# builds it): the libraries and tests built for the default MPICH run on
+# the ch4:ucx one's libmpi (same MPICH, same ABI; their runpath gives way to
+# the LD_LIBRARY_PATH that tests/ucx-mpiexec sets).
+check-clients-ucx: mpich-ucx tests/ucx-mpiexec build-clients
+	$(MAKE) $(AM_MAKEFLAGS) check-clients CLIENTS_MPIEXEC=$(abs_top_builddir)/tests/ucx-mpiexec
+
 clean-local: clean-clients-work
 clean-clients-work:
 	rm -rf %reldir%/work
 
 EXTRA_DIST += %reldir%/run-clients.sh %reldir%/run-clients-nodes.sh tools/build-clients.sh
-.PHONY: build-clients check-clients check-clients-nodes clean-clients-work
+.PHONY: build-clients check-clients check-clients-nodes check-clients-ucx clean-clients-work
