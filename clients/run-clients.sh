@@ -472,7 +472,7 @@ run_mpi4py() {
     [ $anyfail -ne 0 ] || [ -n "${CLIENTS_KEEP:-}" ] || rm -rf "$files" "$WORK/bbfslogs/mpi4py"
 }
 
-echo "PnetCDF, HDF5 and mpi4py test suites on $PREFIX (MPICH $(readlink -f "$MPI_PREFIX"), work $WORK)"
+echo "PnetCDF, HDF5 and mpi4py test suites on $PREFIX (MPICH $(readlink -f "$MPI_PREFIX")${CLIENTS_MPIEXEC:+, run by $CLIENTS_MPIEXEC}, work $WORK)"
 for s in "${SUITES[@]}"; do
     case $s in
         pnetcdf) run_pnetcdf ;;
