@@ -31,17 +31,26 @@ struct piece {
     size_t at;
 };
 
+/* What a thread's domains are staged and gathered in: the runs' bytes as
+ * read (stage), the runs, their blocks as pieces where a domain is sorted,
+ * and the span written at once (buf).  A drain's own, or kept for the
+ * next (logfs_drain_buffers). */
+struct thread_buffers {
+    unsigned char *stage, *buf;
+    size_t stage_cap, cap;
+    struct run *runs;
+    size_t runs_cap;
+    struct piece *pieces;
+    size_t pieces_cap;
+};
+
 struct domain {
     const struct logfs_plan *plan;
     const struct logfs_drain_opts *o;
     struct logfs_datalog_reader **readers; /* by writer, opened at first use */
-    unsigned char *stage;                  /* the runs' bytes, as read */
-    size_t staged, stage_cap;
-    struct run *runs;
-    size_t nruns, runs_cap;
+    struct thread_buffers *b;
+    size_t staged, nruns, npieces;         /* in b's stage, runs and pieces */
     uint64_t nblocks;                      /* the runs' blocks */
-    struct piece *pieces;
-    size_t npieces, pieces_cap;
     struct logfs_error *err;
 };
 
@@ -71,23 +80,23 @@ static int take_run(void *arg, const struct logfs_replay_run *r)
 
     if (rc)
         return rc;
-    unsigned char *s = logfs_grow(d->stage, &d->stage_cap, d->staged + bytes, 1, 1 << 20);
-    struct run *q = logfs_grow(d->runs, &d->runs_cap, d->nruns + 1, sizeof(*q), 64);
+    unsigned char *s = logfs_grow(d->b->stage, &d->b->stage_cap, d->staged + bytes, 1, 1 << 20);
+    struct run *q = logfs_grow(d->b->runs, &d->b->runs_cap, d->nruns + 1, sizeof(*q), 64);
     if (s)
-        d->stage = s;
+        d->b->stage = s;
     if (q)
-        d->runs = q;
+        d->b->runs = q;
     if (!s || !q)
         return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory to stage %llu bytes of a drain",
                           (unsigned long long)bytes);
     if (far)
         rc = d->o->far->read(d->o->far->arg, far, logfs_plan_datalog(d->plan, r->writer),
-                             r->dlog_off, d->stage + d->staged, bytes, d->err);
+                             r->dlog_off, d->b->stage + d->staged, bytes, d->err);
     else
-        rc = logfs_datalog_reader_pread(dr, r->dlog_off, d->stage + d->staged, bytes, d->err);
+        rc = logfs_datalog_reader_pread(dr, r->dlog_off, d->b->stage + d->staged, bytes, d->err);
     if (rc)
         return rc;
-    d->runs[d->nruns++] = (struct run){ r->offset, r->blocklen, r->stride, r->count, d->staged };
+    d->b->runs[d->nruns++] = (struct run){ r->offset, r->blocklen, r->stride, r->count, d->staged };
     d->nblocks += r->count;
     d->staged += bytes;
     return LOGFS_OK;
@@ -99,14 +108,14 @@ static int expand_runs(struct domain *d)
     d->npieces = 0;
     if (!d->nblocks)
         return LOGFS_OK;
-    struct piece *p = logfs_grow(d->pieces, &d->pieces_cap, d->nblocks, sizeof(*p), 1024);
+    struct piece *p = logfs_grow(d->b->pieces, &d->b->pieces_cap, d->nblocks, sizeof(*p), 1024);
     if (!p)
         return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory to sort %llu pieces of a drain",
                           (unsigned long long)d->nblocks);
-    d->pieces = p;
+    d->b->pieces = p;
     d->npieces = 0;
     for (size_t k = 0; k < d->nruns; k++) {
-        const struct run *r = &d->runs[k];
+        const struct run *r = &d->b->runs[k];
         for (uint64_t i = 0; i < r->count; i++)
             p[d->npieces++] = (struct piece){ r->offset + i * r->stride, r->blocklen,
                                               r->at + (size_t)(i * r->blocklen) };
@@ -126,23 +135,32 @@ static int put(struct domain *d, int fd, const unsigned char *b, size_t len, uin
     return LOGFS_OK;
 }
 
+/* The buffer a span of len bytes is gathered in, or NULL (said in d->err). */
+static unsigned char *span_buffer(struct domain *d, size_t len)
+{
+    unsigned char *b = logfs_grow(d->b->buf, &d->b->cap, len, 1, 1 << 20);
+    if (!b)
+        logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory for a drain's span of %zu bytes", len);
+    else
+        d->b->buf = b;
+    return b;
+}
+
 /* A domain its runs cover whole: every block put in place, run by run (no
  * sort), and one pwrite. */
-static int write_whole(struct domain *d, int fd, uint64_t lo, uint64_t hi, unsigned char **buf,
-                       size_t *cap, struct logfs_drain_stats *st)
+static int write_whole(struct domain *d, int fd, uint64_t lo, uint64_t hi,
+                       struct logfs_drain_stats *st)
 {
     size_t len = (size_t)(hi - lo);
-    if (d->nruns == 1 && d->runs[0].count == 1)
-        return put(d, fd, d->stage, len, lo, st);
-    unsigned char *b = logfs_grow(*buf, cap, len, 1, 1 << 20);
+    if (d->nruns == 1 && d->b->runs[0].count == 1)
+        return put(d, fd, d->b->stage, len, lo, st);
+    unsigned char *b = span_buffer(d, len);
     if (!b)
-        return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory for a drain's span of %zu bytes",
-                          len);
-    *buf = b;
+        return LOGFS_ENOMEM;
     for (size_t k = 0; k < d->nruns; k++) {
-        const struct run *r = &d->runs[k];
+        const struct run *r = &d->b->runs[k];
         unsigned char *to = b + (r->offset - lo);
-        const unsigned char *from = d->stage + r->at;
+        const unsigned char *from = d->b->stage + r->at;
         if (r->blocklen == 8)   /* (interleaved 8-byte elements: a word each) */
             for (uint64_t i = 0; i < r->count; i++)
                 memcpy(to + i * r->stride, from + i * 8, 8);
@@ -164,18 +182,16 @@ static int by_offset(const void *a, const void *b)
  * as a hole there would), then each piece over them (in any order), then
  * one pwrite. */
 static int write_span(struct domain *d, int fd, size_t first, size_t last, uint64_t lo,
-                      uint64_t hi, unsigned char **buf, size_t *cap, struct logfs_drain_stats *st)
+                      uint64_t hi, struct logfs_drain_stats *st)
 {
-    const struct piece *p = d->pieces;
+    const struct piece *p = d->b->pieces;
     size_t len = (size_t)(hi - lo);
-    const unsigned char *out = d->stage + p[first].at;
+    const unsigned char *out = d->b->stage + p[first].at;
 
     if (last - first > 1) {
-        unsigned char *b = logfs_grow(*buf, cap, len, 1, 1 << 20);
+        unsigned char *b = span_buffer(d, len);
         if (!b)
-            return logfs_fail(d->err, LOGFS_ENOMEM, 0, "no memory for a drain's span of %zu "
-                              "bytes", len);
-        *buf = b;
+            return LOGFS_ENOMEM;
         uint64_t covered = 0;
         for (size_t i = first; i < last; i++)
             covered += p[i].length;
@@ -193,7 +209,7 @@ static int write_span(struct domain *d, int fd, size_t first, size_t last, uint6
             st->gap_bytes += len - covered;
         }
         for (size_t i = first; i < last; i++)
-            memcpy(b + (p[i].offset - lo), d->stage + p[i].at, (size_t)p[i].length);
+            memcpy(b + (p[i].offset - lo), d->b->stage + p[i].at, (size_t)p[i].length);
         out = b;
     }
     return put(d, fd, out, len, lo, st);
@@ -202,30 +218,29 @@ static int write_span(struct domain *d, int fd, size_t first, size_t last, uint6
 /* The staged pieces into the file, in file order, in as few writes as the
  * gaps allow. */
 static int write_domain(struct domain *d, int fd, const struct logfs_drain_opts *o,
-                        uint64_t lo, uint64_t hi, struct logfs_drain_stats *st,
-                        unsigned char **buf, size_t *cap)
+                        uint64_t lo, uint64_t hi, struct logfs_drain_stats *st)
 {
     /* A domain its runs cover whole (a dense pattern, as an interleaved
      * file's: runs never share a byte, so as many bytes as it spans) is one
      * span, its blocks put in place unsorted. */
     if (d->nruns && hi - lo == d->staged && hi - lo <= 2 * o->window)
-        return write_whole(d, fd, lo, hi, buf, cap, st);
+        return write_whole(d, fd, lo, hi, st);
     int rc = expand_runs(d);
     if (rc || !d->npieces)
         return rc;
-    qsort(d->pieces, d->npieces, sizeof(*d->pieces), by_offset);
+    const struct piece *p = d->b->pieces;
+    qsort(d->b->pieces, d->npieces, sizeof(*p), by_offset);
     size_t first = 0;
     for (size_t i = 1; i <= d->npieces; i++) {
         if (i < d->npieces) {
-            uint64_t end = d->pieces[i - 1].offset + d->pieces[i - 1].length;
-            uint64_t gap = d->pieces[i].offset - end;
-            uint64_t span = d->pieces[i].offset + d->pieces[i].length - d->pieces[first].offset;
+            uint64_t end = p[i - 1].offset + p[i - 1].length;
+            uint64_t gap = p[i].offset - end;
+            uint64_t span = p[i].offset + p[i].length - p[first].offset;
             /* (a span no larger than the window plus what the gaps add) */
             if (gap == 0 || (!o->no_gaps && gap <= o->max_gap && span <= 2 * o->window))
                 continue;
         }
-        rc = write_span(d, fd, first, i, d->pieces[first].offset,
-                            d->pieces[i - 1].offset + d->pieces[i - 1].length, buf, cap, st);
+        rc = write_span(d, fd, first, i, p[first].offset, p[i - 1].offset + p[i - 1].length, st);
         if (rc)
             return rc;
         first = i;
@@ -256,16 +271,6 @@ struct epoch_work {
     int stop;                   /* a thread failed, or progress said stop */
     pthread_mutex_t lock;       /* (progress: one call at a time, in order of bytes) */
     uint64_t done, total;
-};
-
-/* What a thread's domains are staged and gathered in. */
-struct thread_buffers {
-    unsigned char *stage, *buf;
-    size_t stage_cap, cap;
-    struct run *runs;
-    size_t runs_cap;
-    struct piece *pieces;
-    size_t pieces_cap;
 };
 
 struct logfs_drain_buffers {
@@ -306,8 +311,7 @@ void logfs_drain_buffers_free(struct logfs_drain_buffers *b)
 struct worker {
     struct epoch_work *w;
     struct domain d;
-    unsigned char *buf;
-    size_t cap;
+    struct thread_buffers own;  /* d.b where the drain keeps none */
     struct logfs_drain_stats st;
     struct logfs_error err;
     int rc;
@@ -327,7 +331,7 @@ static void *drain_domains(void *arg)
         k->d.nblocks = 0;
         int rc = logfs_plan_domain_runs(w->p, w->e, r, w->m, &lo, &hi, take_run, &k->d);
         if (!rc)
-            rc = write_domain(&k->d, w->fd, w->o, lo, hi, &k->st, &k->buf, &k->cap);
+            rc = write_domain(&k->d, w->fd, w->o, lo, hi, &k->st);
         k->st.bytes += k->d.staged;
         if (!rc && w->o->progress) {
             pthread_mutex_lock(&w->lock);
@@ -384,21 +388,10 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
         ks[nk].d.plan = p;
         ks[nk].d.o = &o;
         ks[nk].d.err = &ks[nk].err;
+        ks[nk].d.b = o.keep ? &o.keep->t[nk] : &ks[nk].own;
         if (!(ks[nk].d.readers = calloc(nw, sizeof(*ks[nk].d.readers)))) {
             rc = logfs_fail(err, LOGFS_ENOMEM, 0, "no memory to drain");
             break;
-        }
-        if (o.keep) {
-            struct thread_buffers *t = &o.keep->t[nk];
-            ks[nk].d.stage = t->stage;
-            ks[nk].d.stage_cap = t->stage_cap;
-            ks[nk].d.runs = t->runs;
-            ks[nk].d.runs_cap = t->runs_cap;
-            ks[nk].d.pieces = t->pieces;
-            ks[nk].d.pieces_cap = t->pieces_cap;
-            ks[nk].buf = t->buf;
-            ks[nk].cap = t->cap;
-            memset(t, 0, sizeof *t);
         }
     }
     for (uint64_t e = 0; e < nep && !rc; e++) {
@@ -439,12 +432,7 @@ int logfs_drain(const struct logfs_plan *p, int fd, const struct logfs_drain_opt
         for (uint32_t r = 0; ks[t].d.readers && r < logfs_plan_nwriters(p); r++)
             logfs_datalog_reader_close(ks[t].d.readers[r]);
         free(ks[t].d.readers);
-        struct thread_buffers b = { ks[t].d.stage, ks[t].buf, ks[t].d.stage_cap, ks[t].cap,
-            ks[t].d.runs, ks[t].d.runs_cap, ks[t].d.pieces, ks[t].d.pieces_cap };
-        if (o.keep)
-            o.keep->t[t] = b;
-        else
-            buffers_free(&b);
+        buffers_free(&ks[t].own);    /* (none where the drain keeps them) */
     }
     pthread_mutex_destroy(&w.lock);
     if (stats)

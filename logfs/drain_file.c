@@ -174,19 +174,16 @@ struct removal {
 
 struct removals {
     struct removal *r;
-    size_t n, next;
+    size_t n, next;             /* (next: taken in turn, as drain.c's domains) */
     const struct logfs_drain_far *far;
-    pthread_mutex_t lock;
 };
 
 static void *remove_some(void *arg)
 {
     struct removals *rs = arg;
     for (;;) {
-        pthread_mutex_lock(&rs->lock);
-        size_t i = rs->next < rs->n ? rs->next++ : rs->n;
-        pthread_mutex_unlock(&rs->lock);
-        if (i == rs->n)
+        size_t i = __atomic_fetch_add(&rs->next, 1, __ATOMIC_RELAXED);
+        if (i >= rs->n)
             return NULL;
         struct removal *x = &rs->r[i];
         const struct logfs_manifest_writer *w = x->w;
@@ -201,14 +198,12 @@ static void remove_logs(struct removals *rs, int threads)
 {
     pthread_t t[LOGFS_DRAIN_MAX_THREADS];
     int started = 0;
-    pthread_mutex_init(&rs->lock, NULL);
     for (int k = 1; k < threads && k < LOGFS_DRAIN_MAX_THREADS && (size_t) k < rs->n; k++)
         if (pthread_create(&t[started], NULL, remove_some, rs) == 0)
             started++;
     remove_some(rs);
     for (int k = 0; k < started; k++)
         pthread_join(t[k], NULL);
-    pthread_mutex_destroy(&rs->lock);
 }
 
 /* The replayed sessions go: marks first, then the logs, then the

@@ -313,6 +313,17 @@ struct FarNode {
     int refuse_removes = 0; // the next this many removals fail (a server gone)
     std::string map, path;
     uint64_t session = 0;
+    // Moves the logs of @p metalog to @p dest, where the manifest does
+    // not name them.  @return whether both files moved
+    bool Take(const std::string &metalog, const std::string &dest)
+    {
+        from = metalog.substr(0, metalog.size() - strlen(".metalog"));
+        to = dest;
+        for (const char *ext : {".metalog", ".datalog"})
+            if (rename((from + ext).c_str(), (to + ext).c_str()) != 0)
+                return false;
+        return true;
+    }
     std::string Real(const char *named) const
     {
         std::string p(named);
@@ -391,10 +402,7 @@ TEST_F(DrainFile, AnotherNodesLogsComeThroughItsServer)
     auto want = Applied();
     FarNode node1;
     node1.server = "node1:7000";
-    node1.from = metas[1].substr(0, metas[1].size() - strlen(".metalog"));
-    node1.to = dir.file("node1-logs");
-    for (const char *ext : {".metalog", ".datalog"})
-        ASSERT_EQ(0, rename((node1.from + ext).c_str(), (node1.to + ext).c_str()));
+    ASSERT_TRUE(node1.Take(metas[1], dir.file("node1-logs")));
     Pending(21, 2, 1, false, {"node0:7000", node1.server}, "node0:7000");
     WriteFile(File(), {});
 
@@ -433,10 +441,7 @@ TEST_F(DrainFile, LogsAnotherNodeFailedToRemoveKeepTheirManifest)
     auto want = Applied();
     FarNode node1;
     node1.server = "node1:7000";
-    node1.from = metas[1].substr(0, metas[1].size() - strlen(".metalog"));
-    node1.to = dir.file("node1-logs");
-    for (const char *ext : {".metalog", ".datalog"})
-        ASSERT_EQ(0, rename((node1.from + ext).c_str(), (node1.to + ext).c_str()));
+    ASSERT_TRUE(node1.Take(metas[1], dir.file("node1-logs")));
     Pending(22, 2, 1, false, {"node0:7000", node1.server}, "node0:7000");
     WriteFile(File(), {});
     logfs_drain_far far{far_export, far_read, far_remove, far_replayed, &node1};
