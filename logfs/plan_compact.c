@@ -377,10 +377,37 @@ static uint64_t compact_below(const struct epoch *ep, uint64_t x)
     return b;
 }
 
-/* File offset of the byte of rank @p b (< total) of a compact epoch. */
+/* The first byte and one past the last of a compact epoch: the singles are
+ * sorted and disjoint, and so are the clusters. */
+static void compact_extent(const struct epoch *ep, uint64_t *first, uint64_t *end)
+{
+    *first = UINT64_MAX;
+    *end = 0;
+    if (ep->nsingles) {
+        const struct cgroup *last = &ep->singles[ep->nsingles - 1];
+        *first = ep->singles[0].off;
+        *end = last->off + last->bl;
+    }
+    if (ep->ncl) {
+        if (ep->cl[0].start < *first)
+            *first = ep->cl[0].start;
+        if (ep->cl[ep->ncl - 1].end > *end)
+            *end = ep->cl[ep->ncl - 1].end;
+    }
+}
+
+/* File offset of the byte of rank @p b (< total) of a compact epoch.  A
+ * read's domain is the whole epoch, whose ends need no search; a cut
+ * between them bisects the epoch's extent, not the whole offset range
+ * (each step counts the bytes below a point). */
 uint64_t plan_compact_byte_at(const struct epoch *ep, uint64_t b)
 {
-    uint64_t lo = 0, hi = LOGFS_MAX_FILE_END; /* below(lo) <= b < below(hi) */
+    uint64_t lo, hi; /* below(lo) <= b < below(hi) */
+    compact_extent(ep, &lo, &hi);
+    if (b == 0)
+        return lo;
+    if (b == ep->total - 1)
+        return hi - 1;
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (compact_below(ep, mid) > b)

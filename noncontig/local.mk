@@ -58,6 +58,26 @@ bench-drain-nodes: all
 	rc=$$?; umount $(DEMO_DIR)-files; rm -rf $(DEMO_DIR)-nodes $(DEMO_DIR)-files; exit $$rc
 .PHONY: bench-drain-nodes
 
+# interleave's figures (issue 31): the default model against mpiio with the
+# syncs it needs, posix and stock ROMIO, 16 writes per allreduce, reads
+# every 10 rounds; on one node with one process per core and with two, then
+# on 2 emulated nodes (root; tests/cluster) with one and two per node.  The
+# files and logs on tmpfs (a mount of their own; the nodes' own for logs).
+IL_ARGS = -writes 16 -rounds 2000 -read-every 10 -repeats 7 -modes causal,mpiio,posix,ufs
+bench-interleave: all
+	@rm -rf $(DEMO_DIR)-il $(DEMO_DIR)-ilnodes && mkdir -p $(DEMO_DIR)-il
+	mount -t tmpfs -o size=1g bbfs-bench $(DEMO_DIR)-il && mkdir $(DEMO_DIR)-il/logs && \
+	for n in 2 4; do \
+	  BBFS_LOGDIR=$(DEMO_DIR)-il/logs $(MPIEXEC) -n $$n %reldir%/interleave \
+	    -dir $(DEMO_DIR)-il $(IL_ARGS) || break; \
+	done && for per in 1 2; do \
+	  CLUSTER_HOSTS=node0:$$per,node1:$$per $(srcdir)/tests/cluster/cluster.sh with 2 \
+	    $(DEMO_DIR)-ilnodes env BUILD=$(abs_top_builddir) FILES=$(DEMO_DIR)-il N=$$((2 * per)) \
+	    ARGS="$(IL_ARGS)" sh -c 'BBFS_LOGDIR=$$CLUSTER_DIR/local $$CLUSTER_DIR/mpiexec -n $$N \
+	    $$BUILD/%reldir%/interleave -dir $$FILES $$ARGS' || break; \
+	done; rc=$$?; umount $(DEMO_DIR)-il; rm -rf $(DEMO_DIR)-il $(DEMO_DIR)-ilnodes; exit $$rc
+.PHONY: bench-interleave
+
 noinst_PROGRAMS += %reldir%/model-cost
 %canon_reldir%_model_cost_SOURCES = %reldir%/model-cost.c %reldir%/bench.c %reldir%/bench.h
 %canon_reldir%_model_cost_CPPFLAGS = $(MPI_CPPFLAGS)
