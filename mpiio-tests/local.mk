@@ -88,6 +88,14 @@ MPIIO_REOPEN_LIVE_SPECS = %reldir%/t_reopen_live.mpi %reldir%/t_reopen_live_sess
 TESTS += $(MPIIO_REOPEN_LIVE_SPECS)
 EXTRA_DIST += $(MPIIO_REOPEN_LIVE_SPECS)
 
+# (its PMPI_Gather and PMPI_Gatherv count the MPI library's calls: -rdynamic)
+check_PROGRAMS += %reldir%/t_open_gathers
+%canon_reldir%_t_open_gathers_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_open_gathers_LDFLAGS = $(AM_LDFLAGS) -rdynamic
+%canon_reldir%_t_open_gathers_LDADD = $(MPIIO_TEST_LDADD) -ldl
+TESTS += %reldir%/t_open_gathers.mpi
+EXTRA_DIST += %reldir%/t_open_gathers.mpi
+
 check_PROGRAMS += %reldir%/t_agree
 %canon_reldir%_t_agree_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_agree_LDADD = $(MPIIO_TEST_LDADD)

@@ -5,6 +5,7 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include "adio_extern.h"
+#include "adio_cb_config_list.h"
 
 #include "../../logfs/coding.h"
 #include "../../logfs/errors.h"
@@ -155,28 +156,101 @@ int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank)
  * the bbfs handle's open, which processed the system hints on every
  * process, no reduction asking whether all have: ADIOI_Open_nested,
  * adio/mpich-patches/romio-nested-open.patch.)  Collective. */
+/* ROMIO's open gathers every process's host name (for its aggregators'
+ * list) and keeps the list on the communicator the user gave, so that the
+ * next open on it asks no one.  The lower file is opened on the bbfs
+ * handle's communicator, new at every open, so every lower open gathered
+ * again: two collectives, and on MPI_COMM_SELF a fifth of an open's CPU.
+ * The driver keeps the last few lists by process group and lends the one
+ * of the same group (same processes, same order: process 0, which alone
+ * holds the names, is the same) to the next lower open. */
+#define NAME_LISTS 4
+static struct {
+    MPI_Group group;
+    ADIO_cb_name_array names;
+} name_lists[NAME_LISTS];
+static int name_lists_next;
+
+static void name_list_drop(ADIO_cb_name_array names)
+{
+    ADIOI_cb_delete_name_array(MPI_COMM_NULL, ADIOI_cb_config_list_keyval, names, NULL);
+}
+
+static void name_list_lend(MPI_Comm comm)
+{
+    MPI_Group g;
+    void *names;
+    int found, same;
+
+    if (ADIOI_cb_config_list_keyval == MPI_KEYVAL_INVALID)
+        return;
+    MPI_Comm_get_attr(comm, ADIOI_cb_config_list_keyval, &names, &found);
+    if (found)
+        return;
+    MPI_Comm_group(comm, &g);
+    for (int i = 0; i < NAME_LISTS; i++) {
+        if (!name_lists[i].names)
+            continue;
+        MPI_Group_compare(g, name_lists[i].group, &same);
+        if (same == MPI_IDENT) {
+            name_lists[i].names->refct++;       /* (the attribute's delete drops it) */
+            MPI_Comm_set_attr(comm, ADIOI_cb_config_list_keyval, name_lists[i].names);
+            break;
+        }
+    }
+    MPI_Group_free(&g);
+}
+
+static void name_list_keep(MPI_Comm comm)
+{
+    ADIO_cb_name_array names;
+    int found, i = name_lists_next;
+
+    if (ADIOI_cb_config_list_keyval == MPI_KEYVAL_INVALID)
+        return;
+    MPI_Comm_get_attr(comm, ADIOI_cb_config_list_keyval, &names, &found);
+    if (!found || !names)
+        return;
+    for (int k = 0; k < NAME_LISTS; k++)
+        if (name_lists[k].names == names)
+            return;
+    if (name_lists[i].names) {
+        name_list_drop(name_lists[i].names);
+        MPI_Group_free(&name_lists[i].group);
+    }
+    names->refct++;
+    name_lists[i].names = names;
+    MPI_Comm_group(comm, &name_lists[i].group);
+    name_lists_next = (i + 1) % NAME_LISTS;
+}
+
 ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
                                 int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
+    name_list_lend(fd->comm);
     ADIOI_Open_nested = 1;
     ADIO_File lo = ADIO_Open(fd->comm, fd->comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
                              access_mode, 0, MPI_BYTE, MPI_BYTE, info, perm, error_code);
     ADIOI_Open_nested = 0;
+    if (lo != ADIO_FILE_NULL)
+        name_list_keep(fd->comm);
     return lo;
 }
 
 /* Closes the lower file.  It only borrowed the bbfs handle's view (etype
- * and filetype) and communicator, which ADIO_Close would free: it gets a
- * communicator of its own to free (a copy of MPI_COMM_SELF, which asks no
- * other process). */
+ * and filetype) and communicator, which ADIO_Close would free: nested, it
+ * leaves the communicator to the bbfs handle (romio-nested-open.patch; a
+ * copy of MPI_COMM_SELF for it to free cost a sixth of an open and close
+ * on MPI_COMM_SELF). */
 void ADIOI_BBFS_Lower_close(ADIO_File lo, int *error_code)
 {
     lo->etype = MPI_BYTE;
     lo->filetype = MPI_BYTE;
-    MPI_Comm_dup(MPI_COMM_SELF, &lo->comm);
+    ADIOI_Open_nested = 1;
     ADIO_Close(lo, error_code);
+    ADIOI_Open_nested = 0;
 }
 
 /* A driver prefix as MPI_File_open sees one ("ufs:/a"). */
