@@ -682,6 +682,9 @@ void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const
 ADIO_File ADIOI_BBFS_Lower_begin(ADIO_File fd);
 void ADIOI_BBFS_Lower_end(ADIO_File fd);
 ADIOI_BBFS_File *ADIOI_BBFS_Private(ADIO_File fd);
+/* A new handle state, zeroed, and its release (the last one serves the next). */
+ADIOI_BBFS_File *ADIOI_BBFS_File_new(void);
+void ADIOI_BBFS_File_free(ADIOI_BBFS_File * bf);
 /* Nanoseconds on a clock every handle of a file shares (the STAMP record):
  * this node's real time, but after every clock a bbserver told this
  * process (ADIOI_BBFS_Clock_observe); strictly increasing within it. */

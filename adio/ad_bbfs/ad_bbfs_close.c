@@ -42,7 +42,7 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
         MPI_Info_free(&bf->open_info);
     ADIOI_BBFS_FREE(bf->replayed);
     ADIOI_BBFS_FREE(bf->canonical);
-    ADIOI_BBFS_FREE(bf);
+    ADIOI_BBFS_File_free(bf);
     fd->fs_ptr = NULL;
     fd->fd_sys = -1;
 }

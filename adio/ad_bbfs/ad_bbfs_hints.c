@@ -131,7 +131,7 @@ void ADIOI_BBFS_SetInfo(ADIO_File fd, MPI_Info users_info, int *error_code)
     int err;
 
     if (at_open) {
-        bf = ADIOI_Calloc(1, sizeof(*bf));
+        bf = ADIOI_BBFS_File_new();
         bf->open_info = MPI_INFO_NULL;
         bf->shape.type = MPI_DATATYPE_NULL;
         bf->session.fd = -1;

@@ -77,7 +77,7 @@ static void free_private(ADIO_File fd)
         MPI_Info_free(&bf->open_info);
     ADIOI_BBFS_FREE(bf->replayed);
     ADIOI_BBFS_FREE(bf->canonical);
-    ADIOI_BBFS_FREE(bf);
+    ADIOI_BBFS_File_free(bf);
     fd->fs_ptr = NULL;
 }
 
