@@ -26,7 +26,9 @@ DEVICE=${BBFS_MPICH_DEVICE:-ch3:nemesis}
 case $DEVICE in
     ch3:nemesis) DEVICE_FLAGS=(--with-device=ch3:nemesis) PUBLISH=mpich ;;
     ch4:ucx) DEVICE_FLAGS=(--with-device=ch4:ucx --with-ucx=/usr --with-slurm=/usr --with-pm=hydra)
-             PUBLISH=mpich-ucx ;;
+             PUBLISH=mpich-ucx
+             # fixes of MPICH's ch4:ucx code alone (the default build's key stays)
+             PATCHES+=("$TOPDIR"/adio/mpich-patches/ch4-ucx/*.patch) ;;
     *) echo "build-mpich: BBFS_MPICH_DEVICE=$DEVICE: say ch3:nemesis or ch4:ucx" >&2; exit 2 ;;
 esac
 CONFIG_FLAGS=("${DEVICE_FLAGS[@]}" --with-datatype-engine=dataloop
