@@ -176,15 +176,6 @@ int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank)
                                 "**io", "bbfs: failed on process %d (see its error)", rank);
 }
 
-/* Opens the canonical file through the lower driver, on the bbfs
- * handle's own communicator: a communicator of its own (MPI_Comm_dup) cost
- * one more collective per open, and the lower driver's collectives come in
- * the same order on every process, between bbfs's own, as ROMIO's two
- * layers of one file use one communicator.  (The lower open also finds the
- * processes' host names cached on it: no second gather; and, nested in
- * the bbfs handle's open, which processed the system hints on every
- * process, no reduction asking whether all have: ADIOI_Open_nested,
- * adio/mpich-patches/romio-nested-open.patch.)  Collective. */
 /* ROMIO's open gathers every process's host name (for its aggregators'
  * list) and keeps the list on the communicator the user gave, so that the
  * next open on it asks no one.  The lower file is opened on the bbfs
@@ -253,6 +244,15 @@ static void name_list_keep(MPI_Comm comm)
     name_lists_next = (i + 1) % NAME_LISTS;
 }
 
+/* Opens the canonical file through the lower driver, on the bbfs
+ * handle's own communicator: a communicator of its own (MPI_Comm_dup) cost
+ * one more collective per open, and the lower driver's collectives come in
+ * the same order on every process, between bbfs's own, as ROMIO's two
+ * layers of one file use one communicator.  (The lower open also finds the
+ * processes' host names cached on it: no second gather; and, nested in
+ * the bbfs handle's open, which processed the system hints on every
+ * process, no reduction asking whether all have: ADIOI_Open_nested,
+ * adio/mpich-patches/romio-nested-open.patch.)  Collective. */
 ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
                                 int *error_code)
 {
