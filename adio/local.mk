@@ -135,11 +135,12 @@ check-valgrind: tests/valgrind-mpiexec
 # built with the driver beside the default ch3 one (its own cache key;
 # tools/build-mpich.sh, BBFS_MPICH_DEVICE=ch4:ucx), then the MPI tests and
 # ROMIO's with its mpiexec and its libmpi (the test programs are not
-# rebuilt: their runpath gives way to LD_LIBRARY_PATH), and the MPI tests
-# across 2 and 3 emulated nodes (UCX over TCP between them).
+# rebuilt: their runpath gives way to LD_LIBRARY_PATH), the MPI tests
+# across 2 and 3 emulated nodes (UCX over TCP between them), and Debian's
+# libhdf5-mpich on it.  CI runs it.
 UCX_PREFIX = $(abs_top_builddir)/mpich-ucx
 UCX_CHECK_TESTS = $(filter mpiio-tests/%.mpi,$(TESTS)) mpiio-tests/romio-tests.sh \
-	tests/cluster/cluster-check.sh
+	tests/cluster/cluster-check.sh tests/hdf5/debian-hdf5.sh
 .PHONY: check-ucx mpich-ucx
 mpich-ucx:
 	BBFS_MPICH_DEVICE=ch4:ucx $(top_srcdir)/tools/build-mpich.sh $(abs_top_builddir) "$(MPICH_SOURCE)"

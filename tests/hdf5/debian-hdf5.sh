@@ -4,9 +4,9 @@
 # built with h5pcc.mpich writes through bbfs (bbfs:, deferred replay given
 # through H5Pset_fapl_mpio's info, and ROMIO_FSTYPE_FORCE with plain paths,
 # all through bbfs-run); h5dump reads each file after close and h5diff finds
-# it equal to the same run on ufs:.
+# it equal to the same run on ufs:; and the same across 2 emulated nodes.
 #
-# Environment: MPI_PREFIX, BUILDDIR (set by make check).
+# Environment: MPI_PREFIX, BUILDDIR, MPIEXEC (set by make check).
 set -u
 src=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$src/../.." && pwd)
@@ -58,6 +58,26 @@ check "read back under --force (replays)" h5run --force -n 2 "$prog" read "$work
 check "h5diff: the plain-path file equals the ufs: one" h5diff "$work/ref.h5" "$work/plain.h5"
 check "h5dump shows the fill values HDF5 wrote before the data" \
     sh -c "h5dump -d chunked -s 600 -c 1 '$work/plain.h5' | grep -q -- '-7.25'"
+
+# Across 2 emulated nodes (tests/cluster/cluster.sh: root), each with its
+# own node-local log directory: the deferred write leaves each node's logs
+# on that node, and a read-only open on 3 processes replays them through
+# the node servers, then reads every value.  (MPIEXEC, set by make check,
+# is the mpiexec the nodes wrap: tests/ucx-mpiexec under make check-ucx.)
+nodes_run() {   # nodes_run ARGS...: the program on the nodes, as bbfs-run sets it up
+    "$top/tests/cluster/cluster.sh" with 2 "$work/c2" bash -c '
+        eval "$("$0" --env)" && BBFS_LOGDIR=$CLUSTER_DIR/local \
+        timeout 300 "$CLUSTER_DIR/mpiexec" -n 4 "$1" write "bbfs:$2" bbfs_replay=on_read_open &&
+        timeout 300 "$CLUSTER_DIR/mpiexec" -n 3 "$1" read "bbfs:$2"' "$run" "$@" </dev/null
+}
+if [ "$(id -u)" = 0 ]; then
+    check "across 2 nodes: a deferred write, then a read-only open replays and reads it" \
+        nodes_run "$prog" "$work/nodes.h5"
+    check "h5diff: the 2-node file equals the ufs: one" h5diff "$work/ref.h5" "$work/nodes.h5"
+else
+    echo "FAIL: the 2-node part needs root (emulated nodes: tests/cluster/cluster.sh)"
+    fails=$((fails+1))
+fi
 
 # The HDF5 benchmark's programs (small sizes: no timing is checked): the
 # strided dataset with independent transfers and the 3-D hyperslabs with
