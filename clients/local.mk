@@ -24,6 +24,7 @@ CLIENTS_NODES_EXCLUDE = hdf5 t_cache_image
 CLIENTS_NODES_EXCLUDE_WHY = 13 minutes on 2 emulated nodes: check-clients runs it on one node
 check-clients-nodes: build-clients
 	BUILDDIR='$(abs_top_builddir)' MPI_PREFIX='$(MPI_PREFIX)' \
+	CLIENTS_NODES_MPIEXEC='$(CLIENTS_NODES_MPIEXEC)' \
 	CLIENTS_DIR='$(CLIENTS_DIR)' CLIENTS_PREFIX='$(CLIENTS_PREFIX)' \
 	CLIENTS_EXCLUDE='$(CLIENTS_NODES_EXCLUDE)' CLIENTS_EXCLUDE_WHY='$(CLIENTS_NODES_EXCLUDE_WHY)' \
 	$(top_srcdir)/%reldir%/run-clients-nodes.sh
@@ -34,10 +35,16 @@ check-clients-nodes: build-clients
 # the LD_LIBRARY_PATH that tests/ucx-mpiexec sets).
 check-clients-ucx: mpich-ucx tests/ucx-mpiexec build-clients
 	$(MAKE) $(AM_MAKEFLAGS) check-clients CLIENTS_MPIEXEC=$(abs_top_builddir)/tests/ucx-mpiexec
+# And across 2 emulated nodes on it, UCX over TCP between them (CI runs
+# this one, and check-clients on one node of the default build).
+check-clients-nodes-ucx: mpich-ucx tests/ucx-mpiexec build-clients
+	$(MAKE) $(AM_MAKEFLAGS) check-clients-nodes \
+	  CLIENTS_NODES_MPIEXEC=$(abs_top_builddir)/tests/ucx-mpiexec
 
 clean-local: clean-clients-work
 clean-clients-work:
 	rm -rf %reldir%/work
 
 EXTRA_DIST += %reldir%/run-clients.sh %reldir%/run-clients-nodes.sh tools/build-clients.sh
-.PHONY: build-clients check-clients check-clients-nodes check-clients-ucx clean-clients-work
+.PHONY: build-clients check-clients check-clients-nodes check-clients-ucx check-clients-nodes-ucx \
+	clean-clients-work

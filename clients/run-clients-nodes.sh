@@ -7,7 +7,9 @@
 #
 # usage: clients/run-clients-nodes.sh [pnetcdf] [hdf5]     (default: both)
 #
-# Environment: CLIENTS_NODES (default 2), and everything run-clients.sh
+# Environment: CLIENTS_NODES (default 2), CLIENTS_NODES_MPIEXEC (the
+# mpiexec the nodes wrap; default MPI_PREFIX's: tests/ucx-mpiexec for the
+# ch4:ucx build), and everything run-clients.sh
 # takes (CLIENTS_PREFIX, CLIENTS_ONLY, CLIENTS_EXCLUDE, ...).  The scratch
 # directory defaults to $BUILDDIR/clients/work/<prefix>-nodes.  Needs root
 # (tests/cluster/cluster.sh).  Sequential programs (PnetCDF's TESTSEQRUN)
@@ -26,7 +28,7 @@ mkdir -p "$work"
 cluster_dir=$(mktemp -d /tmp/bbfs-clients-nodes.XXXXXX)
 trap 'rm -rf "$cluster_dir"' EXIT
 echo "on $nodes emulated nodes, node-local logs ($cluster_dir/c/local on each)"
-MPIEXEC="$MPI_PREFIX/bin/mpiexec" "$here/../tests/cluster/cluster.sh" with "$nodes" \
+MPIEXEC="${CLIENTS_NODES_MPIEXEC:-$MPI_PREFIX/bin/mpiexec}" "$here/../tests/cluster/cluster.sh" with "$nodes" \
     "$cluster_dir/c" env BUILDDIR="$BUILDDIR" MPI_PREFIX="$MPI_PREFIX" \
     CLIENTS_WORK="$work" CLIENTS_PREFIX="$PREFIX" bash -c \
     'CLIENTS_MPIEXEC=$CLUSTER_DIR/mpiexec CLIENTS_LOGDIR=$CLUSTER_DIR/local exec "$0" "$@"' \
