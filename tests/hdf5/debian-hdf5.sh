@@ -64,9 +64,9 @@ check "h5dump shows the fill values HDF5 wrote before the data" \
 # on that node, and a read-only open on 3 processes replays them through
 # the node servers, then reads every value.  (MPIEXEC, set by make check,
 # is the mpiexec the nodes wrap: tests/ucx-mpiexec under make check-ucx.)
-nodes_run() {   # nodes_run ARGS...: the program on the nodes, as bbfs-run sets it up
+nodes_run() {   # nodes_run PROG FILE: both runs on the nodes, as bbfs-run sets them up
     "$top/tests/cluster/cluster.sh" with 2 "$work/c2" bash -c '
-        eval "$("$0" --env)" && BBFS_LOGDIR=$CLUSTER_DIR/local \
+        eval "$("$0" --env)" && export BBFS_LOGDIR=$CLUSTER_DIR/local &&
         timeout 300 "$CLUSTER_DIR/mpiexec" -n 4 "$1" write "bbfs:$2" bbfs_replay=on_read_open &&
         timeout 300 "$CLUSTER_DIR/mpiexec" -n 3 "$1" read "bbfs:$2"' "$run" "$@" </dev/null
 }
