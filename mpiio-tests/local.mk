@@ -13,7 +13,7 @@ TEST_EXTENSIONS = .mpi
 MPI_LOG_COMPILER = $(top_srcdir)/%reldir%/run-mpiio-test.sh
 AM_TESTS_ENVIRONMENT = MPIEXEC='$(MPIEXEC)'; BUILDDIR='$(abs_top_builddir)'; \
 	MPI_PREFIX='$(MPI_PREFIX)'; export MPIEXEC BUILDDIR MPI_PREFIX;
-EXTRA_DIST += %reldir%/run-mpiio-test.sh %reldir%/romio-tests.sh
+EXTRA_DIST += %reldir%/run-mpiio-test.sh %reldir%/romio-tests.sh tests/stacks-at.sh
 # (Open MPI only, make check-ompi: a bbfs: name selects ROMIO there; MPI
 # tests across 2 emulated nodes under PRRTE)
 if BBFS_OPEN_MPI

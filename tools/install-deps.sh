@@ -29,6 +29,7 @@ PKGS=(
     clang libclang-rt-14-dev  # libFuzzer targets (metalog reader, manifest, hints)
     valgrind                # make check-valgrind
     strace                  # durable-flush.sh: the order of fsyncs and log removals
+    gdb                     # a test that times out prints its processes' stacks
     python3 python3-venv python3-dev  # mpi4py (make check-clients): a venv of Debian's python, its headers
     python3-matplotlib      # noncontig/plot.py: the benchmark CSV as PNG plots
     libhdf5-mpich-dev hdf5-tools  # Debian's parallel HDF5, run unmodified on bbfs (make check)
