@@ -333,6 +333,12 @@ check_PROGRAMS += %reldir%/t_private
 TESTS += %reldir%/t_private.mpi
 EXTRA_DIST += %reldir%/t_private.mpi
 
+check_PROGRAMS += %reldir%/t_self_handles
+%canon_reldir%_t_self_handles_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_self_handles_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_self_handles.mpi
+EXTRA_DIST += %reldir%/t_self_handles.mpi
+
 check_PROGRAMS += %reldir%/t_lazy
 %canon_reldir%_t_lazy_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_lazy_LDADD = $(MPIIO_TEST_LDADD)

@@ -501,6 +501,15 @@ int ADIOI_BBFS_Server_flush(ADIOI_BBFS_File * bf, int discard);
 /* Process 0: the map forgets the sessions replayed since the last call
  * (bf->replayed), and the list empties. */
 void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf);
+/* Whether the handle will find its server at its first call to one (a
+ * handle of one process: ad_bbfs_server.h). */
+int ADIOI_BBFS_Server_unconnected(const ADIOI_BBFS_File * bf);
+/* A session about to publish its first manifest (bf->manifest) where the
+ * open chose no map: under the sessions' lock (*lk, for
+ * logfs_sessions_unlock after the publishing), connect, take a live
+ * session's map if one has appeared, and name the map and this node's
+ * server in the manifest.  @return 0, or -1 with why in err. */
+int ADIOI_BBFS_Server_name_map(ADIOI_BBFS_File * bf, int *lk, char *err, size_t errlen);
 /* This node's server, which serves the handle's logs to other nodes ("":
  * the handle uses none). */
 const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf);

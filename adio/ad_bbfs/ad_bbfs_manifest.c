@@ -97,7 +97,7 @@ int ADIOI_BBFS_Manifest_held(const ADIOI_BBFS_File * bf)
 
 /* Process 0: write bf->manifest as it stands (the first time, the session
  * begins, unless another process of a lazy session began it). */
-int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
+static int publish_named(ADIOI_BBFS_File * bf)
 {
     static char myname[] = "ADIOI_BBFS_MANIFEST_PUBLISH";
     struct logfs_error le;
@@ -119,6 +119,17 @@ int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
     rc = logfs_session_store(&bf->session, text, len, bf->hints.durable, &le);
     free(text);
     return rc == LOGFS_OK ? MPI_SUCCESS : manifest_error(rc, &le);
+}
+
+int ADIOI_BBFS_Manifest_publish(ADIOI_BBFS_File * bf)
+{
+    char why[1024];
+    int lk;
+    /* (a handle that chose no map at its open chooses it now) */
+    int err = ADIOI_BBFS_Server_name_map(bf, &lk, why, sizeof(why)) == 0 ? publish_named(bf)
+        : ADIOI_BBFS_Err_server("ADIOI_BBFS_MANIFEST_PUBLISH", __LINE__, why);
+    logfs_sessions_unlock(lk);
+    return err;
 }
 
 /* Any process of a lazy session, when it makes its log files: the

@@ -36,7 +36,9 @@ static void attach_at_boundary(ADIO_File fd)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int err;
 
-    if (!bf->srv || !bf->log_writes)
+    /* (unconnected: a handle of one process, whose writes others see
+     * only after a release, which attaches them) */
+    if (!bf->srv || !bf->log_writes || ADIOI_BBFS_Server_unconnected(bf))
         return;
     if (bf->writer)
         ADIOI_BBFS_Server_attach(fd, &err);
@@ -102,7 +104,10 @@ void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf)
     last_handle = bf;
     if (!posix && !bf->stamp_due)
         return;
-    if (!posix && bf->stamp_later) {    /* (causal, through a server) */
+    /* (causal through a server after an acquire; and a handle that has
+     * not found its server yet, whose writes others see only once an
+     * attach publishes them: ordered after every write attached before) */
+    if (!posix && (bf->stamp_later || ADIOI_BBFS_Server_unconnected(bf))) {
         logfs_writer_stamp_later(bf->writer, heard_clock, bf, NULL);
         bf->stamp_due = bf->stamp_later = 0;
         return;

@@ -16,7 +16,9 @@
  * publish_manifest (logfs_writer_opts.on_create).  A close that needs
  * none of that replays the logs from memory (the same plan and replay as
  * any close: ADIOI_BBFS_Replay reads this writer's metalog and data from
- * memory) and makes no file at all.
+ * memory) and makes no file at all.  Across nodes such a handle finds its
+ * node's server only when it publishes (or asks the map): until then it
+ * talks to none (ADIOI_BBFS_Server_connect).
  *
  * Nothing is promised lost: a private session never synced (a sync
  * publishes), so a crash loses only writes no sync covered; and a replay
@@ -91,7 +93,7 @@ int ADIOI_BBFS_Private_join(ADIOI_BBFS_File * bf, int *err)
         logging = bf;
         bf->in_logging = 1;
     }
-    return alone && bf->nwriters == 1 && !bf->srv;
+    return alone && bf->nwriters == 1 && (!bf->srv || ADIOI_BBFS_Server_unconnected(bf));
 }
 
 void ADIOI_BBFS_Private_leave(ADIOI_BBFS_File * bf)

@@ -63,6 +63,13 @@ static int map_call(ADIOI_BBFS_Server * s, struct bbs_buf *b, struct bbs_reply *
     return 0;
 }
 
+/* Before a request is made (it carries the token): a handle that has not
+ * found its server yet finds it now (ADIOI_BBFS_Server_connect). */
+static int connected(ADIOI_BBFS_Server * s, char *err, size_t len)
+{
+    return s->unconnected ? ADIOI_BBFS_Server_connect(s, err, len) : 0;
+}
+
 static int s_rank(ADIO_File fd)
 {
     int r;
@@ -104,6 +111,22 @@ static int job_on_several_nodes(void)
     if (local && *local)
         return atoi(local) < world;
     return nodes && atoi(nodes) > 1;
+}
+
+/* Whether the handle may find its server at its first call to one
+ * (ADIOI_BBFS_Server_connect) rather than at open: a handle of one process
+ * (nothing to agree with others), whose open replayed no session (the map
+ * must forget those now), under a model whose first write after the open
+ * needs no clock from the map (causal and mpiio stamp after a sync or an
+ * acquire from the attach or the map then; posix asks at every write). */
+static int may_connect_late(ADIO_File fd)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    int n, c = bf->hints.consistency;
+
+    MPI_Comm_size(fd->comm, &n);
+    return n == 1 && !bf->nreplayed && !bf->replayed_all
+        && (c == ADIOI_BBFS_CONSISTENCY_CAUSAL || c == ADIOI_BBFS_CONSISTENCY_MPIIO);
 }
 
 /* Process 0: tell the map's server which sessions were replayed, and
@@ -233,6 +256,15 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
     if (said.live == 0 && !force && one_host)
         return;
+    if (said.live < 0 && !force && own_choice && may_connect_late(fd)) {
+        ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
+        memcpy(s->map_name, said.name, sizeof(s->map_name));
+        ADIOI_BBFS_Server_reads_begin(s, bf->hints.read_cache);
+        s->unconnected = s->map_unnamed = 1;
+        s->bf = bf;
+        bf->srv = s;
+        return;
+    }
     if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe))
         return;                 /* several nodes, one log directory: as on one node */
 
@@ -481,12 +513,16 @@ void ADIOI_BBFS_Server_clock_hear(ADIOI_BBFS_File * bf)
     struct bbs_reply r;
     char err[1024];
 
-    if (!s || s->clock_heard)
+    /* (unconnected, its writes are stamped later, by the attach that
+     * publishes them (ADIOI_BBFS_Order_switch); a close that replays them
+     * from memory asks for that clock unattached, and needs none: its
+     * session was the file's only one) */
+    if (!s || s->clock_heard || s->unconnected)
         return;
     /* A failure leaves the clock as it was (the attach or query that
      * follows fails too, and says why); not tried again before the next
      * sync, so that a lost server costs one time-out here. */
-    if (bbs_enc_ping(&b, 0, s->nodes.token) == 0)
+    if (connected(s, err, sizeof(err)) == 0 && bbs_enc_ping(&b, 0, s->nodes.token) == 0)
         map_call(s, &b, &r, err, sizeof(err), 0);
     bbs_buf_free(&b);
     s->clock_heard = 1;
@@ -515,6 +551,10 @@ static void attach(ADIOI_BBFS_File * bf, int *error_code)
     if (rc != LOGFS_OK) {
         *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
         return;
+    }
+    if (connected(s, err, sizeof(err)) != 0) {
+        *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, err);
+        return;                 /* the notes stay: the next sync point tries again */
     }
     /* batches within the server's limits, in order */
     size_t at = 0;
@@ -617,6 +657,8 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
 
     *out = NULL;
     *end = 0;
+    if (connected(s, err, sizeof(err)) != 0)
+        return ADIOI_BBFS_Err_server(myname, __LINE__, err);
     ADIOI_BBFS_Server_forget(bf);
     if (logfs_rangemap_create(&map) != LOGFS_OK)
         return ADIOI_BBFS_Err_server(myname, __LINE__, "out of memory for the view");
@@ -670,6 +712,11 @@ const char *ADIOI_BBFS_Server_map(const ADIOI_BBFS_File * bf)
     return bf->srv ? bf->srv->map_addr : "none";
 }
 
+int ADIOI_BBFS_Server_unconnected(const ADIOI_BBFS_File * bf)
+{
+    return bf->srv && bf->srv->unconnected;
+}
+
 const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf)
 {
     return bf->srv ? bf->srv->node_addr : "";
@@ -682,7 +729,14 @@ void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf)
     /* The canonical file holds those sessions now; a failure only leaves
      * entries naming logs that are gone (reads then report the missing
      * log), so it is reported, not fatal. */
-    if (s && s->rank == 0 && (bf->nreplayed || bf->replayed_all)
+    /* (unconnected: no map holds the sessions; a one-node handle, which
+     * has no server, does not tell either) */
+    if (s && s->unconnected) {
+        ADIOI_BBFS_FREE(bf->replayed);
+        bf->replayed = NULL;
+        bf->nreplayed = 0;
+        bf->replayed_all = 0;
+    } else if (s && s->rank == 0 && (bf->nreplayed || bf->replayed_all)
         && tell_replayed(s, bf, err, sizeof(err)))
         fprintf(stderr, "bbfs: %s: could not tell bbserver the logs were replayed: %s\n",
                 bf->canonical, err);

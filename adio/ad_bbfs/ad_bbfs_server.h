@@ -55,7 +55,19 @@ struct ADIOI_BBFS_Server {
     uint64_t attaches, queries; /* messages sent (their request ids) */
     int clock_heard;            /* the map's server answered since the last sync */
     uint64_t map_incarnation;   /* the life of its maps this handle's map is in */
+    /* A handle of one process that found no live session of the file at
+     * its open connects at its first call to a server, and its manifest
+     * names the map when it is published (ADIOI_BBFS_Server_connect): a
+     * file per process that is opened, written and closed (replayed from
+     * memory) talks to no server. */
+    int unconnected;            /* no server found, no map chosen yet */
+    int map_unnamed;            /* the session's manifest does not name the map yet */
 };
+
+/* An unconnected handle's first call: find (or start) this node's server,
+ * choose the map (a live session's, else this node's server's) and
+ * connect to it.  @return 0, or -1 with why in err. */
+int ADIOI_BBFS_Server_connect(ADIOI_BBFS_Server * s, char *err, size_t errlen);
 
 /* The read side's state: a cache of cache_bytes; freed by reads_end. */
 void ADIOI_BBFS_Server_reads_begin(ADIOI_BBFS_Server * s, long long cache_bytes);

@@ -7,6 +7,7 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include "ad_bbfs_server.h"
+#include "../../logfs/manifest.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -200,4 +201,66 @@ int ADIOI_BBFS_Server_find_node(const ADIOI_BBFS_Nodes * nodes, const char *logd
     if (lfd >= 0)
         close(lfd);             /* (releases the lock) */
     return rc;
+}
+
+/* --- a handle that finds its server late ------------------------------------ */
+
+int ADIOI_BBFS_Server_connect(ADIOI_BBFS_Server * s, char *err, size_t errlen)
+{
+    ADIOI_BBFS_File *bf = s->bf;
+    struct bbs_client *c;
+    char live[sizeof(s->map_addr)];
+
+    if (!s->unconnected)
+        return 0;
+    if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, errlen) != 0
+        || ADIOI_BBFS_Server_find_node(&s->nodes, bf->hints.logdir, s->node_addr,
+                                       sizeof(s->node_addr), err, errlen) != 0) {
+        s->node_addr[0] = 0;
+        return -1;
+    }
+    /* The map of a session opened since this one (which chose it at its
+     * open, or at its publishing), else this node's server's. */
+    if (ADIOI_BBFS_Manifest_live_map(bf, live, sizeof(live)) == 1 && live[0])
+        snprintf(s->map_addr, sizeof(s->map_addr), "%s", live);
+    else
+        snprintf(s->map_addr, sizeof(s->map_addr), "%s", s->node_addr);
+    if (ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, errlen) != 0)
+        return -1;
+    s->unconnected = 0;         /* (its incarnation: learned at the first attach or query) */
+    if (bf->servers) {
+        ADIOI_BBFS_FREE(bf->servers[0]);
+        bf->servers[0] = ADIOI_Strdup(s->node_addr);
+    }
+    return 0;
+}
+
+int ADIOI_BBFS_Server_name_map(ADIOI_BBFS_File * bf, int *lk, char *err, size_t errlen)
+{
+    ADIOI_BBFS_Server *s = bf->srv;
+    char other[sizeof(s->map_addr)];
+    struct bbs_client *c;
+
+    *lk = -1;
+    if (!s || !s->map_unnamed || !bf->manifest)
+        return 0;
+    *lk = ADIOI_BBFS_Manifest_lock_sessions(bf);
+    if (s->unconnected) {
+        if (ADIOI_BBFS_Server_connect(s, err, errlen) != 0)
+            return -1;
+    } else if (ADIOI_BBFS_Server_other_live_map(bf, other, sizeof(other))) {
+        /* (connected for a query before another session published its
+         * map: both must attach to one) */
+        memcpy(s->map_addr, other, sizeof(s->map_addr));
+        s->map_incarnation = 0;
+        if (ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, errlen) != 0)
+            return -1;
+    }
+    if (logfs_manifest_set_server(bf->manifest, 0, s->node_addr) != LOGFS_OK
+        || logfs_manifest_set_map(bf->manifest, s->map_addr) != LOGFS_OK) {
+        snprintf(err, errlen, "cannot name the servers in the manifest (out of memory?)");
+        return -1;
+    }
+    s->map_unnamed = 0;
+    return 0;
 }

@@ -25,6 +25,11 @@
  * 3. FILE.causal, the same with default hints (causal): the barrier
  *    releases the first write and orders the second after it (whose stamp
  *    comes with the answer to the attach that releases it).
+ * 4. FILE.self, the same through a handle of A's and one of B's, each on
+ *    MPI_COMM_SELF and opened before any write: such a handle finds its
+ *    server only when its first release publishes its writes, and those
+ *    writes, made before it heard any clock, must still come after what
+ *    the barrier ordered before them.
  *
  * Byte for byte with a run on ufs:, and each block checked here. */
 #include "off_node.h"
@@ -129,6 +134,31 @@ static int barriers(const char *name, int b, const char *model)
     return bad;
 }
 
+/* A's and B's handles of name on MPI_COMM_SELF, only barriers between
+ * the writes. */
+static int self_handles(const char *name, int b)
+{
+    MPI_File fh = MPI_FILE_NULL;
+    int bad = 0, mine = rank == 0 || rank == b;
+    if (mine && cluster_failed(MPI_File_open(MPI_COMM_SELF, name, MPI_MODE_CREATE |
+                                             MPI_MODE_RDWR, MPI_INFO_NULL, &fh), "open"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Barrier(MPI_COMM_WORLD);        /* (both open before any write) */
+    for (int k = 0; k < NBLOCKS; k++)
+        for (int which = 1; which <= 2; which++) {
+            if (writes(k, which, b))
+                bad |= write_block(fh, k, which);
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+    if (mine) {
+        bad |= check_blocks(fh, rank == 0 ? "MPI_COMM_SELF handles, read through A's"
+                            : "MPI_COMM_SELF handles, read through B's");
+        bad |= cluster_failed(MPI_File_close(&fh), "close");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);        /* (both closed before the check) */
+    return bad;
+}
+
 /* 1 unless name, reopened after its close, holds every block's second write. */
 static int check_closed(const char *name, const char *when)
 {
@@ -172,6 +202,9 @@ int main(int argc, char **argv)
     snprintf(name, sizeof(name), "%s.causal", argv[1]);
     bad |= barriers(name, b, NULL);
     bad |= check_closed(name, "default hints, after the close");
+    snprintf(name, sizeof(name), "%s.self", argv[1]);
+    bad |= self_handles(name, b);
+    bad |= check_closed(name, "MPI_COMM_SELF handles, after both closed");
 
     int anybad;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
