@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BLOCKS 64
 #define BLEN 16
@@ -47,9 +48,13 @@ static MPI_Win win;                     /* one int per process: a flag */
 static int *flag;
 
 /* The writer puts k into the reader's flag; the reader looks at its own
- * flag under locks (each lock and unlock lets the put progress) until it
- * is there.  Passive target: the reader makes no call the writer waits
- * for. */
+ * flag under locks until it is there.  Passive target: the reader makes no
+ * call the writer waits for.  Between looks it probes for a message (none
+ * comes) and naps: Open MPI's lock of a process's own window need not run
+ * its progress engine, which the writer's lock request over the network
+ * waits for, and a reader that took its shared lock again at once could
+ * keep the writer's exclusive one out (stop 50's CI: one run in many hung
+ * here until killed). */
 static void put_flag(int k)
 {
     if (tl_rank == writer) {
@@ -61,6 +66,13 @@ static void put_flag(int k)
             MPI_Win_lock(MPI_LOCK_SHARED, reader, 0, win);
             seen = *(volatile int *) flag;
             MPI_Win_unlock(reader, win);
+            if (seen != k) {
+                int any;
+                struct timespec nap = { 0, 20 * 1000 };
+                MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &any,
+                           MPI_STATUS_IGNORE);
+                nanosleep(&nap, NULL);
+            }
         }
     }
 }
