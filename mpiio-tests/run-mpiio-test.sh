@@ -22,7 +22,10 @@
 # Environment: MPIEXEC, BUILDDIR (set by make check); BBFS_TEST_KEEP=1 keeps
 # the work directory of passing tests; BBFS_TEST_WORK_SUFFIX names another
 # work directory (runs across emulated nodes); BBFS_TEST_LOGDIR, a log
-# directory other than the work directory's (node-local storage).
+# directory other than the work directory's (node-local storage);
+# BBFS_TEST_TIMEOUT, seconds a run may take (300): one still running at 9/10
+# of it has its processes' stacks taken (tests/stacks-at.sh), printed with
+# the failure.
 set -u
 spec=$1
 name=$(basename "$spec" .mpi)
