@@ -501,9 +501,9 @@ int ADIOI_BBFS_Server_flush(ADIOI_BBFS_File * bf, int discard);
 /* Process 0: the map forgets the sessions replayed since the last call
  * (bf->replayed), and the list empties. */
 void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf);
-/* Whether the handle will find its server at its first call to one (a
- * handle of one process: ad_bbfs_server.h). */
-int ADIOI_BBFS_Server_unconnected(const ADIOI_BBFS_File * bf);
+/* Whether the handle uses a server and has found it (a handle of one
+ * process finds it at its first call to one: ad_bbfs_server.h). */
+int ADIOI_BBFS_Server_connected(const ADIOI_BBFS_File * bf);
 /* A session about to publish its first manifest (bf->manifest) where the
  * open chose no map: under the sessions' lock (*lk, for
  * logfs_sessions_unlock after the publishing), connect, take a live

@@ -208,7 +208,7 @@ static void log_start(ADIO_File fd, int *error_code)
     bf->unpublished = may_be_private && err == MPI_SUCCESS;
     /* (one node, one log directory, no server: every name is known here,
      * and the errors are agreed below, after process 0 published) */
-    int alike = bf->ids_alike && (!bf->srv || ADIOI_BBFS_Server_unconnected(bf));
+    int alike = bf->ids_alike && !ADIOI_BBFS_Server_connected(bf);
     /* Several processes so: a process's files wait for a byte that must
      * reach them (docs/architecture.md, lazy sessions), and an open, some
      * writes and a close that replays each log from memory make none. */
@@ -290,7 +290,7 @@ static void log_start(ADIO_File fd, int *error_code)
          * live session's map and publishing are one step under the
          * sessions' lock, so the second to publish adopts the first's. */
         int lk = -1;
-        if (rc == LOGFS_OK && bf->srv && !ADIOI_BBFS_Server_unconnected(bf)) {
+        if (rc == LOGFS_OK && ADIOI_BBFS_Server_connected(bf)) {
             if (!restart) {
                 lk = ADIOI_BBFS_Manifest_lock_sessions(bf);
                 adopted = ADIOI_BBFS_Server_other_live_map(bf, other_map, sizeof(other_map));

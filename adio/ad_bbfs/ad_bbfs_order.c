@@ -38,7 +38,7 @@ static void attach_at_boundary(ADIO_File fd)
 
     /* (unconnected: a handle of one process, whose writes others see
      * only after a release, which attaches them) */
-    if (!bf->srv || !bf->log_writes || ADIOI_BBFS_Server_unconnected(bf))
+    if (!ADIOI_BBFS_Server_connected(bf) || !bf->log_writes)
         return;
     if (bf->writer)
         ADIOI_BBFS_Server_attach(fd, &err);
@@ -107,7 +107,7 @@ void ADIOI_BBFS_Order_switch(ADIOI_BBFS_File * bf)
     /* (causal through a server after an acquire; and a handle that has
      * not found its server yet, whose writes others see only once an
      * attach publishes them: ordered after every write attached before) */
-    if (!posix && (bf->stamp_later || ADIOI_BBFS_Server_unconnected(bf))) {
+    if (!posix && (bf->stamp_later || (bf->srv && !ADIOI_BBFS_Server_connected(bf)))) {
         logfs_writer_stamp_later(bf->writer, heard_clock, bf, NULL);
         bf->stamp_due = bf->stamp_later = 0;
         return;

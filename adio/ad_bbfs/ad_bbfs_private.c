@@ -93,7 +93,7 @@ int ADIOI_BBFS_Private_join(ADIOI_BBFS_File * bf, int *err)
         logging = bf;
         bf->in_logging = 1;
     }
-    return alone && bf->nwriters == 1 && (!bf->srv || ADIOI_BBFS_Server_unconnected(bf));
+    return alone && bf->nwriters == 1 && !ADIOI_BBFS_Server_connected(bf);
 }
 
 void ADIOI_BBFS_Private_leave(ADIOI_BBFS_File * bf)

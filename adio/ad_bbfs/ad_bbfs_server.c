@@ -63,13 +63,6 @@ static int map_call(ADIOI_BBFS_Server * s, struct bbs_buf *b, struct bbs_reply *
     return 0;
 }
 
-/* Before a request is made (it carries the token): a handle that has not
- * found its server yet finds it now (ADIOI_BBFS_Server_connect). */
-static int connected(ADIOI_BBFS_Server * s, char *err, size_t len)
-{
-    return s->unconnected ? ADIOI_BBFS_Server_connect(s, err, len) : 0;
-}
-
 static int s_rank(ADIO_File fd)
 {
     int r;
@@ -129,6 +122,14 @@ static int may_connect_late(ADIO_File fd)
         && (c == ADIOI_BBFS_CONSISTENCY_CAUSAL || c == ADIOI_BBFS_CONSISTENCY_MPIIO);
 }
 
+static void forget_replayed(ADIOI_BBFS_File * bf)
+{
+    ADIOI_BBFS_FREE(bf->replayed);
+    bf->replayed = NULL;
+    bf->nreplayed = 0;
+    bf->replayed_all = 0;
+}
+
 /* Process 0: tell the map's server which sessions were replayed, and
  * forget them.  @return 0, or -1 with why in err. */
 static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err, size_t len)
@@ -148,10 +149,7 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
             rc = map_call(s, &b, &r, err, len, 0);
     }
     bbs_buf_free(&b);
-    ADIOI_BBFS_FREE(bf->replayed);
-    bf->replayed = NULL;
-    bf->nreplayed = 0;
-    bf->replayed_all = 0;
+    forget_replayed(bf);
     return rc;
 }
 
@@ -370,12 +368,18 @@ int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const
         return MPI_SUCCESS;
     /* another handle's map, which every process reaches from now on */
     char why[1024];
-    struct bbs_client *c;
-    memcpy(s->map_addr, said.map, sizeof(s->map_addr));
-    s->map_incarnation = 0;     /* (learned at its first attach or query) */
-    int mine = ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, why, sizeof(why)) == 0
+    int mine = ADIOI_BBFS_Server_adopt_map(s, said.map, why, sizeof(why)) == 0
         ? MPI_SUCCESS : ADIOI_BBFS_Err_server(myname, __LINE__, why);
     return ADIOI_BBFS_Agree_error(fd->comm, myname, mine);
+}
+
+int ADIOI_BBFS_Server_adopt_map(ADIOI_BBFS_Server * s, const char *map, char *err,
+                                size_t errlen)
+{
+    struct bbs_client *c;
+    snprintf(s->map_addr, sizeof(s->map_addr), "%s", map);
+    s->map_incarnation = 0;     /* (learned at its first attach or query) */
+    return ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, errlen);
 }
 
 void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf)
@@ -522,7 +526,7 @@ void ADIOI_BBFS_Server_clock_hear(ADIOI_BBFS_File * bf)
     /* A failure leaves the clock as it was (the attach or query that
      * follows fails too, and says why); not tried again before the next
      * sync, so that a lost server costs one time-out here. */
-    if (connected(s, err, sizeof(err)) == 0 && bbs_enc_ping(&b, 0, s->nodes.token) == 0)
+    if (bbs_enc_ping(&b, 0, s->nodes.token) == 0)
         map_call(s, &b, &r, err, sizeof(err), 0);
     bbs_buf_free(&b);
     s->clock_heard = 1;
@@ -552,7 +556,7 @@ static void attach(ADIOI_BBFS_File * bf, int *error_code)
         *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
         return;
     }
-    if (connected(s, err, sizeof(err)) != 0) {
+    if (ADIOI_BBFS_Server_connect(s, err, sizeof(err)) != 0) {
         *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, err);
         return;                 /* the notes stay: the next sync point tries again */
     }
@@ -657,7 +661,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
 
     *out = NULL;
     *end = 0;
-    if (connected(s, err, sizeof(err)) != 0)
+    if (ADIOI_BBFS_Server_connect(s, err, sizeof(err)) != 0)
         return ADIOI_BBFS_Err_server(myname, __LINE__, err);
     ADIOI_BBFS_Server_forget(bf);
     if (logfs_rangemap_create(&map) != LOGFS_OK)
@@ -712,9 +716,9 @@ const char *ADIOI_BBFS_Server_map(const ADIOI_BBFS_File * bf)
     return bf->srv ? bf->srv->map_addr : "none";
 }
 
-int ADIOI_BBFS_Server_unconnected(const ADIOI_BBFS_File * bf)
+int ADIOI_BBFS_Server_connected(const ADIOI_BBFS_File * bf)
 {
-    return bf->srv && bf->srv->unconnected;
+    return bf->srv && !bf->srv->unconnected;
 }
 
 const char *ADIOI_BBFS_Server_node(const ADIOI_BBFS_File * bf)
@@ -731,12 +735,9 @@ void ADIOI_BBFS_Server_replayed(ADIOI_BBFS_File * bf)
      * log), so it is reported, not fatal. */
     /* (unconnected: no map holds the sessions; a one-node handle, which
      * has no server, does not tell either) */
-    if (s && s->unconnected) {
-        ADIOI_BBFS_FREE(bf->replayed);
-        bf->replayed = NULL;
-        bf->nreplayed = 0;
-        bf->replayed_all = 0;
-    } else if (s && s->rank == 0 && (bf->nreplayed || bf->replayed_all)
+    if (s && s->unconnected)
+        forget_replayed(bf);
+    else if (s && s->rank == 0 && (bf->nreplayed || bf->replayed_all)
         && tell_replayed(s, bf, err, sizeof(err)))
         fprintf(stderr, "bbfs: %s: could not tell bbserver the logs were replayed: %s\n",
                 bf->canonical, err);

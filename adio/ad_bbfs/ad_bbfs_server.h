@@ -64,10 +64,15 @@ struct ADIOI_BBFS_Server {
     int map_unnamed;            /* the session's manifest does not name the map yet */
 };
 
-/* An unconnected handle's first call: find (or start) this node's server,
- * choose the map (a live session's, else this node's server's) and
- * connect to it.  @return 0, or -1 with why in err. */
+/* Before any request to a server (a request carries the token): an
+ * unconnected handle finds (or starts) this node's server, chooses the map
+ * (a live session's, else this node's server's) and connects to it; a
+ * connected one has nothing to do.  @return 0, or -1 with why in err. */
 int ADIOI_BBFS_Server_connect(ADIOI_BBFS_Server * s, char *err, size_t errlen);
+/* Take another handle's map (two handles must attach to one) and connect
+ * to it.  @return 0, or -1 with why in err. */
+int ADIOI_BBFS_Server_adopt_map(ADIOI_BBFS_Server * s, const char *map, char *err,
+                                size_t errlen);
 
 /* The read side's state: a cache of cache_bytes; freed by reads_end. */
 void ADIOI_BBFS_Server_reads_begin(ADIOI_BBFS_Server * s, long long cache_bytes);

@@ -239,7 +239,6 @@ int ADIOI_BBFS_Server_name_map(ADIOI_BBFS_File * bf, int *lk, char *err, size_t 
 {
     ADIOI_BBFS_Server *s = bf->srv;
     char other[sizeof(s->map_addr)];
-    struct bbs_client *c;
 
     *lk = -1;
     if (!s || !s->map_unnamed || !bf->manifest)
@@ -248,13 +247,11 @@ int ADIOI_BBFS_Server_name_map(ADIOI_BBFS_File * bf, int *lk, char *err, size_t 
     if (s->unconnected) {
         if (ADIOI_BBFS_Server_connect(s, err, errlen) != 0)
             return -1;
-    } else if (ADIOI_BBFS_Server_other_live_map(bf, other, sizeof(other))) {
+    } else if (ADIOI_BBFS_Server_other_live_map(bf, other, sizeof(other))
+               && ADIOI_BBFS_Server_adopt_map(s, other, err, errlen) != 0) {
         /* (connected for a query before another session published its
          * map: both must attach to one) */
-        memcpy(s->map_addr, other, sizeof(s->map_addr));
-        s->map_incarnation = 0;
-        if (ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, errlen) != 0)
-            return -1;
+        return -1;
     }
     if (logfs_manifest_set_server(bf->manifest, 0, s->node_addr) != LOGFS_OK
         || logfs_manifest_set_map(bf->manifest, s->map_addr) != LOGFS_OK) {
