@@ -333,6 +333,14 @@ check_PROGRAMS += %reldir%/t_private
 TESTS += %reldir%/t_private.mpi
 EXTRA_DIST += %reldir%/t_private.mpi
 
+check_PROGRAMS += %reldir%/t_lower_guess
+%canon_reldir%_t_lower_guess_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_lower_guess_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_lower_guess.mpi %reldir%/t_lower_guess_wrong.mpi \
+    %reldir%/t_lower_guess_paused.mpi
+EXTRA_DIST += %reldir%/t_lower_guess.mpi %reldir%/t_lower_guess_wrong.mpi \
+    %reldir%/t_lower_guess_paused.mpi
+
 check_PROGRAMS += %reldir%/t_self_handles
 %canon_reldir%_t_self_handles_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_self_handles_LDADD = $(MPIIO_TEST_LDADD)

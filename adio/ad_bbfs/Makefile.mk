@@ -20,6 +20,7 @@ noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h bbfs/adio/ad_bbfs/ad_bbfs_hint_tab
 romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs.c                 \
     bbfs/adio/ad_bbfs/ad_bbfs_common.c          \
+    bbfs/adio/ad_bbfs/ad_bbfs_lower.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_mpi_compat.c      \
     bbfs/adio/ad_bbfs/ad_bbfs_hints.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_hint_table.c     \

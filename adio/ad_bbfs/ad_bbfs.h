@@ -84,6 +84,8 @@ typedef struct ADIOI_BBFS_File {
                                  * reports this one instead (this process's alone
                                  * until Open_prepare agrees it) */
     int lower_fstype;           /* the lower driver, for side files (manifest) */
+    int lower_learn;            /* after the lower open, ADIOI_BBFS_Lower_learn's guessed + 1
+                                 * (0: a driver named, or several processes) */
     ADIOI_Fns *lower_ops;
     char *canonical;            /* canonical file path as the lower driver sees it */
 
@@ -685,6 +687,15 @@ ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, in
 void ADIOI_BBFS_Lower_close(ADIO_File lo, int *error_code);
 void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code);
+/* A one-process handle's lower driver, without ROMIO's detection: the
+ * driver of the last file opened in the same directory (1), or none known
+ * (0).  After the lower open, ADIOI_BBFS_Lower_learn keeps the type of
+ * the file opened (@p guessed 0: found by detection), or checks the guess
+ * (1): then 1 if it was wrong, *fstype and *ops being the file's own,
+ * with which the caller opens it again. */
+int ADIOI_BBFS_Lower_guess(const char *name, int *fstype, ADIOI_Fns ** ops, const char **path);
+int ADIOI_BBFS_Lower_learn(ADIO_File lo, const char *name, int guessed, int *fstype,
+                           ADIOI_Fns ** ops);
 int ADIOI_BBFS_Name_has_prefix(const char *name);
 void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const char **path,
                            int *error_code);

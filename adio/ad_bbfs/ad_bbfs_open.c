@@ -107,6 +107,18 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
      * logs, and deleting twice would fail. */
     lo = ADIOI_BBFS_Lower_open(fd, access_mode & ~ADIO_DELETE_ON_CLOSE, bf->open_info, fd->perm,
                                error_code);
+    if (*error_code == MPI_SUCCESS && bf->lower_learn
+        && ADIOI_BBFS_Lower_learn(lo, fd->filename, bf->lower_learn == 2, &bf->lower_fstype,
+                                  &bf->lower_ops)) {
+        /* A guessed driver that is not the file's: again with its own (the
+         * file exists now; this process made it if MPI_MODE_EXCL). */
+        MPI_File h = lo;
+        ADIOI_BBFS_Lower_close(lo, error_code);
+        MPIO_File_free(&h);
+        if (*error_code == MPI_SUCCESS)
+            lo = ADIOI_BBFS_Lower_open(fd, access_mode & ~(ADIO_DELETE_ON_CLOSE | ADIO_EXCL),
+                                       bf->open_info, fd->perm, error_code);
+    }
     if (*error_code != MPI_SUCCESS)
         goto fn_fail;
     bf->lower = lo;

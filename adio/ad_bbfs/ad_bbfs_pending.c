@@ -427,7 +427,10 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
 
     memset(&p, 0, sizeof(p));
     MPI_Comm_rank(fd->comm, &rank);
-    if (bf->hint_error == MPI_SUCCESS && (rank == 0 || explicit_lower))
+    if (bf->hint_error == MPI_SUCCESS && bf->nwriters == 1 && !explicit_lower)
+        bf->lower_learn = 1 + ADIOI_BBFS_Lower_guess(fd->filename, &bf->lower_fstype,
+                                                     &bf->lower_ops, &lower_path);
+    if (bf->hint_error == MPI_SUCCESS && (rank == 0 || explicit_lower) && bf->lower_learn != 2)
         /* a forced driver resolves from the name alone: everyone can */
         ADIOI_BBFS_Resolve_lower(fd->filename, &bf->lower_fstype, &bf->lower_ops, &lower_path,
                                  &err);
@@ -436,7 +439,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
          * can fail: a driver this build cannot use fails here, for all) */
         ADIOI_Fns *ops;
         const char *path;
-        if (!explicit_lower)
+        if (!explicit_lower && bf->lower_learn != 2)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &ops, &path, &err);
         if (err == MPI_SUCCESS) {
             bf->canonical = ADIOI_Strdup(lower_path);
