@@ -247,6 +247,7 @@ static struct {
     char *dir;
     long f_type;                /* of the last file opened there */
     int fstype;                 /* ROMIO's driver for that magic */
+    ADIOI_Fns *ops;
 } guesses[GUESSES];
 static int guesses_next;
 
@@ -269,7 +270,7 @@ static int guess_of(const char *path)
     return -1;
 }
 
-static void guess_keep(const char *path, long f_type, int fstype)
+static void guess_keep(const char *path, long f_type, int fstype, ADIOI_Fns * ops)
 {
     int i = guess_of(path);
     if (i < 0) {
@@ -284,18 +285,18 @@ static void guess_keep(const char *path, long f_type, int fstype)
     }
     guesses[i].f_type = f_type;
     guesses[i].fstype = fstype;
+    guesses[i].ops = ops;
 }
 
 int ADIOI_BBFS_Lower_guess(const char *name, int *fstype, ADIOI_Fns ** ops, const char **path)
 {
-    int i = guess_of(strip_prefix(name)), err = MPI_SUCCESS;
+    int i = guess_of(strip_prefix(name));
 
     if (i < 0)
         return 0;
-    ADIOI_BBFS_Resolve_as(guesses[i].fstype, name, ops, path, &err);
-    if (err != MPI_SUCCESS)
-        return 0;
     *fstype = guesses[i].fstype;
+    *ops = guesses[i].ops;
+    *path = strip_prefix(name);
     return 1;
 }
 
@@ -310,7 +311,7 @@ int ADIOI_BBFS_Lower_learn(ADIO_File lo, const char *name, int guessed, int *fst
     if (!guessable(*fstype) || lo->fd_sys < 0 || fstatfs(lo->fd_sys, &sb) != 0)
         return 0;
     if (!guessed) {
-        guess_keep(path, (long) sb.f_type, *fstype);
+        guess_keep(path, (long) sb.f_type, *fstype, *ops);
         return 0;
     }
     /* (fault point lower-guess: a guess taken as wrong, which the file
@@ -322,7 +323,7 @@ int ADIOI_BBFS_Lower_learn(ADIO_File lo, const char *name, int guessed, int *fst
     ADIOI_BBFS_Resolve_lower(name, &found, &found_ops, &unused, &err);
     if (err != MPI_SUCCESS)
         return 0;
-    guess_keep(path, (long) sb.f_type, found);
+    guess_keep(path, (long) sb.f_type, found, found_ops);
     wrong |= found != *fstype;
     *fstype = found;
     *ops = found_ops;
