@@ -333,6 +333,10 @@ check_PROGRAMS += %reldir%/t_private
 TESTS += %reldir%/t_private.mpi
 EXTRA_DIST += %reldir%/t_private.mpi
 
+# (the program is a cluster test's: across nodes in server-path-check.sh)
+TESTS += %reldir%/t_late_readers.mpi %reldir%/t_late_readers_pending.mpi
+EXTRA_DIST += %reldir%/t_late_readers.mpi %reldir%/t_late_readers_pending.mpi
+
 check_PROGRAMS += %reldir%/t_lower_guess
 %canon_reldir%_t_lower_guess_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_lower_guess_LDADD = $(MPIIO_TEST_LDADD)

@@ -46,8 +46,9 @@ static int through_server(MPI_File fh)
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = tl_info_get(fh, "bbfs_map_server", v);
 
-    TL_CHECK(flag && (!strcmp(v, "none") || strchr(v, ':')),
-             "get_info shows bbfs_map_server as \"none\" or a host:port (got %s)",
+    TL_CHECK(flag && (!strcmp(v, "none") || !strcmp(v, "unconnected") || strchr(v, ':')),
+             "get_info shows bbfs_map_server as \"none\", \"unconnected\" or a host:port "
+             "(got %s)",
              flag ? v : "nothing");
     return strcmp(v, "none") != 0;
 }

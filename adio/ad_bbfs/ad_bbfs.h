@@ -109,6 +109,8 @@ typedef struct ADIOI_BBFS_File {
                                  * map may still hold (ADIOI_BBFS_Server_replayed) */
     int nreplayed;
     int replayed_all;           /* and no other session was live: the whole map goes */
+    char replayed_map[256];     /* process 0: the map their manifests name ("": none),
+                                 * which may be another than this handle's */
     ADIO_Offset own_end;        /* end of the furthest byte this process logged */
     /* What this session's log touched, taken as its writer closes: a close
      * replays each process's own log alone where no two touch one byte
@@ -256,6 +258,10 @@ void ADIOI_BBFS_Private_writer_opts(ADIOI_BBFS_File * bf, struct logfs_writer_op
  * file made.  @return 1 if done so (*error_code its outcome), 0 if the
  * ordinary close must do it. */
 int ADIOI_BBFS_Private_close(ADIO_File fd, int closing, int *error_code);
+/* Whether the file has no published session at all, live or pending (a
+ * private one is not: a private close's replay is then of its own alone,
+ * and a read sees no other handle's writes). */
+int ADIOI_BBFS_No_session(const ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_delete.c / ad_bbfs_features.c */
 void ADIOI_BBFS_Delete(const char *filename, int *error_code);
@@ -611,11 +617,15 @@ static inline int ADIOI_BBFS_Reads_logs_always(const ADIOI_BBFS_File * bf)
 }
 
 /* (Reads_logs_always answers alike on every process of the handle; the
- * live sessions each process found may differ) */
+ * live sessions each process found may differ.  An acquire since this
+ * process last looked may have brought others' writes: a handle without
+ * logs of its own, a read-only one, then reads through the logs until its
+ * next look finds no other session: ADIOI_BBFS_Sync_look.) */
 static inline int ADIOI_BBFS_Reads_logs(ADIO_File fd)
 {
     ADIOI_BBFS_File *bf = (ADIOI_BBFS_File *) fd->fs_ptr;
 
+    ADIOI_BBFS_Sync_look(bf);
     return ADIOI_BBFS_Reads_logs_always(bf) || bf->others_live;
 }
 

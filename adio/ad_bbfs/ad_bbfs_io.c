@@ -83,6 +83,7 @@ static int collective_read_path(ADIO_File fd, int count, MPI_Datatype datatype,
     int orders = c == ADIOI_BBFS_CONSISTENCY_CAUSAL || c == ADIOI_BBFS_CONSISTENCY_POSIX;
     int always = ADIOI_BBFS_Reads_logs_always(bf), any = 0, rc, path;
 
+    ADIOI_BBFS_Sync_look(bf);   /* (others_live after an acquire) */
     if (gathered)
         *gathered = NULL;
     if (always && !orders)

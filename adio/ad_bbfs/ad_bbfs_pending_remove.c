@@ -141,8 +141,11 @@ static void note_replayed(ADIOI_BBFS_File * bf, const ADIOI_BBFS_Pending * p,
     if (n == bf->nreplayed)
         return;
     bf->replayed = ADIOI_Realloc(bf->replayed, n * sizeof(*bf->replayed));
-    for (int i = 0; i < p->n; i++)
+    for (int i = 0; i < p->n; i++) {
         bf->replayed[bf->nreplayed++] = m[i].file_id;
+        if (!bf->replayed_map[0] && m[i].map[0])
+            snprintf(bf->replayed_map, sizeof(bf->replayed_map), "%s", m[i].map);
+    }
     if (with_own)
         bf->replayed[bf->nreplayed++] = bf->file_id;
 }

@@ -115,9 +115,7 @@ void ADIOI_BBFS_Private_writer_opts(ADIOI_BBFS_File * bf, struct logfs_writer_op
     o->on_create_arg = bf;
 }
 
-/* Whether the file has no other session at all, live or pending (then the
- * replay at close is of this one alone). */
-static int no_other_session(const ADIOI_BBFS_File * bf)
+int ADIOI_BBFS_No_session(const ADIOI_BBFS_File * bf)
 {
     struct logfs_session_info *s;
     size_t ns;
@@ -140,7 +138,7 @@ int ADIOI_BBFS_Private_close(ADIO_File fd, int closing, int *error_code)
 
     if (!bf->unpublished || !bf->writer)
         return 0;
-    if (!no_other_session(bf)
+    if (!ADIOI_BBFS_No_session(bf)
         || logfs_writer_end_in_memory(bf->writer, &mem.metalog, &mem.len, &le) != LOGFS_OK) {
         /* (the ordinary close publishes, and says what failed) */
         return 0;

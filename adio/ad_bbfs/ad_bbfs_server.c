@@ -107,19 +107,23 @@ static int job_on_several_nodes(void)
 }
 
 /* Whether the handle may find its server at its first call to one
- * (ADIOI_BBFS_Server_connect) rather than at open: a handle of one process
- * (nothing to agree with others), whose open replayed no session (the map
- * must forget those now), under a model whose first write after the open
+ * (ADIOI_BBFS_Server_connect) rather than at open, each process on its
+ * own: a handle whose open replayed no session (the map must forget those
+ * now), and either read-only (it attaches nothing: a process asks a map
+ * only to read what other handles wrote since) or of one process (nothing
+ * to agree with others) under a model whose first write after the open
  * needs no clock from the map (causal and mpiio stamp after a sync or an
  * acquire from the attach or the map then; posix asks at every write). */
-static int may_connect_late(ADIO_File fd)
+static int may_connect_late(ADIO_File fd, int replayed)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int n, c = bf->hints.consistency;
 
     MPI_Comm_size(fd->comm, &n);
-    return n == 1 && !bf->nreplayed && !bf->replayed_all
-        && (c == ADIOI_BBFS_CONSISTENCY_CAUSAL || c == ADIOI_BBFS_CONSISTENCY_MPIIO);
+    if (replayed)
+        return 0;
+    return (fd->access_mode & ADIO_RDONLY)
+        || (n == 1 && (c == ADIOI_BBFS_CONSISTENCY_CAUSAL || c == ADIOI_BBFS_CONSISTENCY_MPIIO));
 }
 
 static void forget_replayed(ADIOI_BBFS_File * bf)
@@ -128,15 +132,35 @@ static void forget_replayed(ADIOI_BBFS_File * bf)
     bf->replayed = NULL;
     bf->nreplayed = 0;
     bf->replayed_all = 0;
+    bf->replayed_map[0] = 0;
 }
 
 /* Process 0: tell the map's server which sessions were replayed, and
- * forget them.  @return 0, or -1 with why in err. */
+ * forget them.  That is the map their manifests name: a handle opened
+ * later may choose it again (its process 0 on that node) and must not
+ * find them there.  This handle's own map, if another, never held them;
+ * and the other one's server may be gone with the job that ran it (its
+ * map with it): not reaching it is no failure.  @return 0, or -1 with why
+ * in err. */
 static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err, size_t len)
 {
     struct bbs_buf b = { 0 };
     struct bbs_reply r;
     int rc = 0;
+    if (bf->replayed_map[0] && strcmp(bf->replayed_map, s->map_addr) != 0) {
+        char why[256];
+        int total = bf->replayed_all ? 1 : bf->nreplayed;
+        for (int at = 0; at < total && rc == 0; at += BBS_MAX_SESSIONS) {
+            uint32_t n = bf->replayed_all ? 0 : (uint32_t) (bf->nreplayed - at);
+            if (n > BBS_MAX_SESSIONS)
+                n = BBS_MAX_SESSIONS;
+            rc = bbs_enc_replayed(&b, 0, s->nodes.token, s->map_name, bf->replayed + at, n)
+                || ADIOI_BBFS_Nodes_call(&s->nodes, bf->replayed_map, &b, &r, why, sizeof(why));
+        }
+        bbs_buf_free(&b);
+        forget_replayed(bf);
+        return 0;
+    }
     int total = bf->replayed_all ? 1 : bf->nreplayed;     /* (all: one message, none named) */
     for (int at = 0; at < total && rc == 0; at += BBS_MAX_SESSIONS) {
         uint32_t n = bf->replayed_all ? 0 : (uint32_t) (bf->nreplayed - at);
@@ -234,12 +258,14 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * whatever name each was given (relative, through a symbolic link). */
     struct {
         int live;
+        int replayed;           /* (process 0 alone knows what its open replayed) */
         char map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)];
         char name[PATH_MAX];
         char probe[PATH_MAX];
-    } said = { -1, "", "", "" };
+    } said = { -1, 0, "", "", "" };
     int fd_probe = -1;
     if (s_rank(fd) == 0) {
+        said.replayed = bf->nreplayed || bf->replayed_all;
         if (!realpath(bf->canonical, said.name))        /* (not a POSIX file system) */
             snprintf(said.name, sizeof(said.name), "%s", bf->canonical);
         if (own_choice)
@@ -254,8 +280,11 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
     if (said.live == 0 && !force && one_host)
         return;
-    if (said.live < 0 && !force && own_choice && may_connect_late(fd)) {
+    if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe))
+        return;                 /* several nodes, one log directory: as on one node */
+    if (said.live < 0 && !force && own_choice && may_connect_late(fd, said.replayed)) {
         ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
+        MPI_Comm_rank(fd->comm, &s->rank);
         memcpy(s->map_name, said.name, sizeof(s->map_name));
         ADIOI_BBFS_Server_reads_begin(s, bf->hints.read_cache);
         s->unconnected = s->map_unnamed = 1;
@@ -263,8 +292,6 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
         bf->srv = s;
         return;
     }
-    if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe))
-        return;                 /* several nodes, one log directory: as on one node */
 
     ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
     MPI_Comm_rank(fd->comm, &s->rank);
@@ -661,11 +688,29 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
 
     *out = NULL;
     *end = 0;
-    if (ADIOI_BBFS_Server_connect(s, err, sizeof(err)) != 0)
+    /* Not yet connected, and no session of the file published: no other
+     * handle has made a write visible since this one's open (a release
+     * publishes before its message leaves), so the map is asked nothing
+     * (a read-only open and read of a finished file talks to no server). */
+    int none = s->unconnected && ADIOI_BBFS_No_session(bf);
+    if (!none && ADIOI_BBFS_Server_connect(s, err, sizeof(err)) != 0)
+        return ADIOI_BBFS_Err_server(myname, __LINE__, err);
+    /* A handle that writes nothing names no map in any manifest: a handle
+     * opened after it chose its own when no other was live, which this
+     * one must ask from then on (the one its open chose, or adopted from a
+     * session closed since, knows nothing of it). */
+    char other[sizeof(s->map_addr)];
+    if (!none && !bf->log_writes && ADIOI_BBFS_Server_other_live_map(bf, other, sizeof(other))
+        && ADIOI_BBFS_Server_adopt_map(s, other, err, sizeof(err)) != 0)
         return ADIOI_BBFS_Err_server(myname, __LINE__, err);
     ADIOI_BBFS_Server_forget(bf);
     if (logfs_rangemap_create(&map) != LOGFS_OK)
         return ADIOI_BBFS_Err_server(myname, __LINE__, "out of memory for the view");
+    if (none) {
+        bf->others_live = 0;    /* (as plan_sessions finds: until the next acquire) */
+        *out = map;
+        return MPI_SUCCESS;
+    }
     do {
         s->queries++;
         if (bbs_enc_query(&b, s->queries, s->nodes.token, s->map_name, from, hi) != 0
@@ -713,7 +758,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
 
 const char *ADIOI_BBFS_Server_map(const ADIOI_BBFS_File * bf)
 {
-    return bf->srv ? bf->srv->map_addr : "none";
+    return !bf->srv ? "none" : bf->srv->unconnected ? "unconnected" : bf->srv->map_addr;
 }
 
 int ADIOI_BBFS_Server_connected(const ADIOI_BBFS_File * bf)

@@ -109,9 +109,14 @@ void ADIOI_BBFS_Sync_look(ADIOI_BBFS_File * bf)
      * node (the logs in sight) only if a log grew, as posix's reads do:
      * a release flushes before its message leaves, so a release that
      * came before this acquire shows in its writer's metalog now.  A
-     * handle without logs looks at every live session; through a server
-     * the map answers. */
-    if (bf->srv || !bf->metalogs) {
+     * handle without logs (read-only) looks at every live session, if
+     * one is published (a release publishes first): else it reads the
+     * file as it did, on the lower driver's own paths (a collective read
+     * of a finished file stays the lower driver's); through a server the
+     * map answers. */
+    if (!bf->metalogs && ADIOI_BBFS_No_session(bf))
+        bf->others_live = 0;
+    else if (bf->srv || !bf->metalogs) {
         ADIOI_BBFS_NEWS(bf);
         bf->others_live = 1;
     } else {

@@ -4,7 +4,7 @@
 check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir%/t_server_kill \
 	%reldir%/t_split_readers %reldir%/t_peer_handles %reldir%/t_twin_opens \
 	%reldir%/t_twin_replay %reldir%/t_clock_skew %reldir%/t_server_restart \
-	%reldir%/t_link_cut %reldir%/t_node_lost
+	%reldir%/t_link_cut %reldir%/t_node_lost %reldir%/t_late_readers
 %canon_reldir%_t_nodes_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_nodes_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_readback_CPPFLAGS = $(MPI_CPPFLAGS)
@@ -19,6 +19,8 @@ check_PROGRAMS += %reldir%/t_nodes %reldir%/t_readback %reldir%/t_models %reldir
 %canon_reldir%_t_twin_replay_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_link_cut_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_link_cut_LDADD = $(MPI_LIBS)
+%canon_reldir%_t_late_readers_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_late_readers_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_node_lost_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_node_lost_LDADD = $(MPI_LIBS)
 %canon_reldir%_t_clock_skew_CPPFLAGS = $(MPI_CPPFLAGS)

@@ -31,6 +31,10 @@
 #      communicator of their own while every process holds the file open
 #      (t_peer_handles): reads through the first see the second's synced
 #      writes (the second attaches to the first's map, on node0).
+#      A read-only handle on node1 opened while no other handle of the
+#      file is (t_late_readers): it asks no server while nothing is
+#      published (get_info: unconnected), then sees a handle's synced
+#      writes opened on node0 after it.
 #      Two communicators, one per node, opening one file at the same moment
 #      (t_twin_opens, 5 rounds): each sees the other's synced writes (the
 #      second to publish its manifest adopts the first's map).
@@ -65,10 +69,11 @@ kill_test="$BUILDDIR/tests/cluster/t_server_kill"
 restart_test="$BUILDDIR/tests/cluster/t_server_restart"
 split="$BUILDDIR/tests/cluster/t_split_readers"
 peer="$BUILDDIR/tests/cluster/t_peer_handles"
+late="$BUILDDIR/tests/cluster/t_late_readers"
 twins="$BUILDDIR/tests/cluster/t_twin_opens"
 twin_replay="$BUILDDIR/tests/cluster/t_twin_replay"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
-for f in "$ctl" "$models" "$kill_test" "$restart_test" "$split" "$peer" "$twins" "$twin_replay"; do
+for f in "$ctl" "$models" "$kill_test" "$restart_test" "$split" "$peer" "$late" "$twins" "$twin_replay"; do
     [ -x "$f" ] || { echo "FAIL: $f is missing (make check builds it)"; exit 1; }
 done
 [ -x "$BUILDDIR/mpich/bin/bbserver" ] || { echo "FAIL: no bbserver beside libmpi ($BUILDDIR/mpich/bin/bbserver; make mpich links it)"; exit 1; }
@@ -147,7 +152,7 @@ pid=$(echo "$p" | sed -n 's/.* pid \([0-9]*\).*/\1/p')
 
 # 2. two nodes, node-local logs
 "$cluster" with 2 "$work/c" env work="$work" runner="$runner" specs="$specs" ctl="$ctl" \
-    cluster="$cluster" models="$models" kill_test="$kill_test" restart_test="$restart_test" split="$split" peer="$peer" twins="$twins" twin_replay="$twin_replay" MPIEXEC_HOST="$MPIEXEC" bash -c '
+    cluster="$cluster" models="$models" kill_test="$kill_test" restart_test="$restart_test" split="$split" peer="$peer" late="$late" twins="$twins" twin_replay="$twin_replay" MPIEXEC_HOST="$MPIEXEC" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -183,6 +188,14 @@ if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$peer" "bbfs:$wor
     > "$work/peer.out" 2>&1 < /dev/null; then
     ok "2 nodes: a second handle opened on node1 while all hold the file open; the first sees its synced writes"
 else fail "2 nodes: second handle (see $work/peer.out)"; sed "s/^/  | /" "$work/peer.out" | tail -8; fi
+if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$late" "bbfs:$work/late.dat" \
+    > "$work/late.out" 2>&1 < /dev/null; then
+    ok "2 nodes: a read-only handle asks no server until another handle publishes; then it sees its synced writes"
+else fail "2 nodes: read-only handle opened alone (see $work/late.out)"; sed "s/^/  | /" "$work/late.out" | tail -8; fi
+if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$late" "bbfs:$work/late-p.dat" pending \
+    > "$work/late-p.out" 2>&1 < /dev/null; then
+    ok "2 nodes: a read-only handle whose open replayed, on node1 s map, follows a later handle s map on node0"
+else fail "2 nodes: read-only handle that replayed at open (see $work/late-p.out)"; sed "s/^/  | /" "$work/late-p.out" | tail -8; fi
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$twins" "bbfs:$work/twins.dat" 5 \
     > "$work/twins.out" 2>&1 < /dev/null; then
     ok "2 nodes: two communicators, one per node, open a file at once; each sees the other s synced writes"
