@@ -135,32 +135,15 @@ static void forget_replayed(ADIOI_BBFS_File * bf)
     bf->replayed_map[0] = 0;
 }
 
-/* Process 0: tell the map's server which sessions were replayed, and
- * forget them.  That is the map their manifests name: a handle opened
- * later may choose it again (its process 0 on that node) and must not
- * find them there.  This handle's own map, if another, never held them;
- * and the other one's server may be gone with the job that ran it (its
- * map with it): not reaching it is no failure.  @return 0, or -1 with why
- * in err. */
-static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err, size_t len)
+/* The sessions replayed, to the server at @p to: this handle's map's
+ * (map_call: its answers must come from the incarnation the handle knows)
+ * or another.  @return 0, or -1 with why in err. */
+static int send_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, const char *to, char *err,
+                         size_t len)
 {
     struct bbs_buf b = { 0 };
     struct bbs_reply r;
-    int rc = 0;
-    if (bf->replayed_map[0] && strcmp(bf->replayed_map, s->map_addr) != 0) {
-        char why[256];
-        int total = bf->replayed_all ? 1 : bf->nreplayed;
-        for (int at = 0; at < total && rc == 0; at += BBS_MAX_SESSIONS) {
-            uint32_t n = bf->replayed_all ? 0 : (uint32_t) (bf->nreplayed - at);
-            if (n > BBS_MAX_SESSIONS)
-                n = BBS_MAX_SESSIONS;
-            rc = bbs_enc_replayed(&b, 0, s->nodes.token, s->map_name, bf->replayed + at, n)
-                || ADIOI_BBFS_Nodes_call(&s->nodes, bf->replayed_map, &b, &r, why, sizeof(why));
-        }
-        bbs_buf_free(&b);
-        forget_replayed(bf);
-        return 0;
-    }
+    int rc = 0, own = !strcmp(to, s->map_addr);
     int total = bf->replayed_all ? 1 : bf->nreplayed;     /* (all: one message, none named) */
     for (int at = 0; at < total && rc == 0; at += BBS_MAX_SESSIONS) {
         uint32_t n = bf->replayed_all ? 0 : (uint32_t) (bf->nreplayed - at);
@@ -170,9 +153,25 @@ static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err,
             snprintf(err, len, "out of memory");
             rc = -1;
         } else
-            rc = map_call(s, &b, &r, err, len, 0);
+            rc = own ? map_call(s, &b, &r, err, len, 0)
+                : ADIOI_BBFS_Nodes_call(&s->nodes, to, &b, &r, err, len);
     }
     bbs_buf_free(&b);
+    return rc;
+}
+
+/* Process 0: tell the map's server which sessions were replayed, and
+ * forget them.  Also the map the replayed sessions' manifests name, where
+ * that is another: a handle opened later may choose it again (its
+ * process 0 on that node) and must not find them there.  That server may
+ * be gone with the job that ran it, and its map with it: not reaching it
+ * is no failure.  @return 0, or -1 with why in err. */
+static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err, size_t len)
+{
+    char why[256];
+    int rc = send_replayed(s, bf, s->map_addr, err, len);
+    if (bf->replayed_map[0] && strcmp(bf->replayed_map, s->map_addr) != 0)
+        (void) send_replayed(s, bf, bf->replayed_map, why, sizeof(why));
     forget_replayed(bf);
     return rc;
 }
