@@ -426,7 +426,9 @@ int ADIOI_BBFS_Manifest_others(ADIOI_BBFS_File * bf, int closed_only,
 void ADIOI_BBFS_Manifest_free_all(struct logfs_manifest *m, int n);
 int ADIOI_BBFS_Discard_pending(ADIOI_BBFS_File * bf);
 
-/* ad_bbfs_write.c / ad_bbfs_read.c: logged writes, reads from every source */
+/* ad_bbfs_write.c / ad_bbfs_read.c: logged writes, reads from every source
+ * (a read's caller chose it after looking for acquires: ADIOI_BBFS_Reads_logs,
+ * or the collective read's path) */
 void ADIOI_BBFS_Log_write(ADIO_File fd, const void *buf, int count, MPI_Datatype datatype,
                           int file_ptr_type, ADIO_Offset offset, int contig_call,
                           ADIO_Status * status, int *error_code);

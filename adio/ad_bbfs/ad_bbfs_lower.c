@@ -258,11 +258,19 @@ static int guessable(int fstype)
         || fstype == ADIO_LUSTRE || fstype == ADIO_GPFS || fstype == ADIO_PANFS;
 }
 
-static int guess_of(const char *path)
+/* @p path's directory: its length, and *dir where it starts ("." for a
+ * name without one). */
+static size_t dir_of(const char *path, const char **dir)
 {
     const char *slash = strrchr(path, '/');
-    size_t len = !slash ? 1 : slash == path ? 1 : (size_t) (slash - path);
-    const char *dir = slash ? path : ".";
+    *dir = slash ? path : ".";
+    return !slash || slash == path ? 1 : (size_t) (slash - path);
+}
+
+static int guess_of(const char *path)
+{
+    const char *dir;
+    size_t len = dir_of(path, &dir);
 
     for (int i = 0; i < GUESSES; i++)
         if (guesses[i].dir && strlen(guesses[i].dir) == len && !strncmp(guesses[i].dir, dir, len))
@@ -270,17 +278,17 @@ static int guess_of(const char *path)
     return -1;
 }
 
-static void guess_keep(const char *path, long f_type, int fstype, ADIOI_Fns * ops)
+/* (@p i: guess_of(path)) */
+static void guess_keep(int i, const char *path, long f_type, int fstype, ADIOI_Fns * ops)
 {
-    int i = guess_of(path);
     if (i < 0) {
-        const char *slash = strrchr(path, '/');
-        size_t len = !slash ? 1 : slash == path ? 1 : (size_t) (slash - path);
+        const char *dir;
+        size_t len = dir_of(path, &dir);
         i = guesses_next;
         guesses_next = (i + 1) % GUESSES;
         ADIOI_BBFS_FREE(guesses[i].dir);
         guesses[i].dir = ADIOI_Malloc(len + 1);
-        memcpy(guesses[i].dir, slash ? path : ".", len);
+        memcpy(guesses[i].dir, dir, len);
         guesses[i].dir[len] = '\0';
     }
     guesses[i].f_type = f_type;
@@ -290,13 +298,14 @@ static void guess_keep(const char *path, long f_type, int fstype, ADIOI_Fns * op
 
 int ADIOI_BBFS_Lower_guess(const char *name, int *fstype, ADIOI_Fns ** ops, const char **path)
 {
-    int i = guess_of(strip_prefix(name));
+    const char *p = strip_prefix(name);
+    int i = guess_of(p);
 
     if (i < 0)
         return 0;
     *fstype = guesses[i].fstype;
     *ops = guesses[i].ops;
-    *path = strip_prefix(name);
+    *path = p;
     return 1;
 }
 
@@ -311,7 +320,7 @@ int ADIOI_BBFS_Lower_learn(ADIO_File lo, const char *name, int guessed, int *fst
     if (!guessable(*fstype) || lo->fd_sys < 0 || fstatfs(lo->fd_sys, &sb) != 0)
         return 0;
     if (!guessed) {
-        guess_keep(path, (long) sb.f_type, *fstype, *ops);
+        guess_keep(i, path, (long) sb.f_type, *fstype, *ops);
         return 0;
     }
     /* (fault point lower-guess: a guess taken as wrong, which the file
@@ -323,7 +332,7 @@ int ADIOI_BBFS_Lower_learn(ADIO_File lo, const char *name, int guessed, int *fst
     ADIOI_BBFS_Resolve_lower(name, &found, &found_ops, &unused, &err);
     if (err != MPI_SUCCESS)
         return 0;
-    guess_keep(path, (long) sb.f_type, found, found_ops);
+    guess_keep(i, path, (long) sb.f_type, found, found_ops);
     wrong |= found != *fstype;
     *fstype = found;
     *ops = found_ops;

@@ -647,7 +647,6 @@ void ADIOI_BBFS_Log_read(ADIO_File fd, void *buf, int count, MPI_Datatype dataty
     MPI_Comm_rank(fd->comm, &c.rank);
     ADIOI_Datatype_iscontig(datatype, &buf_contig);
     c.packed = buf_contig ? buf : ADIOI_Malloc(nbytes > 0 ? nbytes : 1);
-    ADIOI_BBFS_Sync_look(bf);
 
     /* (through a server: not for a read of nothing, nor again for one
      * inside the view) */

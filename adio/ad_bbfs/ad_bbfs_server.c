@@ -135,15 +135,16 @@ static void forget_replayed(ADIOI_BBFS_File * bf)
     bf->replayed_map[0] = 0;
 }
 
-/* The sessions replayed, to the server at @p to: this handle's map's
- * (map_call: its answers must come from the incarnation the handle knows)
- * or another.  @return 0, or -1 with why in err. */
-static int send_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, const char *to, char *err,
-                         size_t len)
+/* The sessions replayed, to this handle's map (@p elsewhere NULL:
+ * map_call, whose answers must come from the incarnation the handle
+ * knows) or to the server at @p elsewhere.  @return 0, or -1 with why in
+ * err. */
+static int send_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, const char *elsewhere,
+                         char *err, size_t len)
 {
     struct bbs_buf b = { 0 };
     struct bbs_reply r;
-    int rc = 0, own = !strcmp(to, s->map_addr);
+    int rc = 0;
     int total = bf->replayed_all ? 1 : bf->nreplayed;     /* (all: one message, none named) */
     for (int at = 0; at < total && rc == 0; at += BBS_MAX_SESSIONS) {
         uint32_t n = bf->replayed_all ? 0 : (uint32_t) (bf->nreplayed - at);
@@ -153,8 +154,8 @@ static int send_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, const char
             snprintf(err, len, "out of memory");
             rc = -1;
         } else
-            rc = own ? map_call(s, &b, &r, err, len, 0)
-                : ADIOI_BBFS_Nodes_call(&s->nodes, to, &b, &r, err, len);
+            rc = !elsewhere ? map_call(s, &b, &r, err, len, 0)
+                : ADIOI_BBFS_Nodes_call(&s->nodes, elsewhere, &b, &r, err, len);
     }
     bbs_buf_free(&b);
     return rc;
@@ -169,7 +170,7 @@ static int send_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, const char
 static int tell_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, char *err, size_t len)
 {
     char why[256];
-    int rc = send_replayed(s, bf, s->map_addr, err, len);
+    int rc = send_replayed(s, bf, NULL, err, len);
     if (bf->replayed_map[0] && strcmp(bf->replayed_map, s->map_addr) != 0)
         (void) send_replayed(s, bf, bf->replayed_map, why, sizeof(why));
     forget_replayed(bf);
@@ -692,15 +693,17 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
      * publishes before its message leaves), so the map is asked nothing
      * (a read-only open and read of a finished file talks to no server). */
     int none = s->unconnected && ADIOI_BBFS_No_session(bf);
-    if (!none && ADIOI_BBFS_Server_connect(s, err, sizeof(err)) != 0)
-        return ADIOI_BBFS_Err_server(myname, __LINE__, err);
     /* A handle that writes nothing names no map in any manifest: a handle
      * opened after it chose its own when no other was live, which this
      * one must ask from then on (the one its open chose, or adopted from a
-     * session closed since, knows nothing of it). */
+     * session closed since, knows nothing of it).  Connecting now chooses
+     * a live session's map already. */
     char other[sizeof(s->map_addr)];
-    if (!none && !bf->log_writes && ADIOI_BBFS_Server_other_live_map(bf, other, sizeof(other))
-        && ADIOI_BBFS_Server_adopt_map(s, other, err, sizeof(err)) != 0)
+    if (s->unconnected) {
+        if (!none && ADIOI_BBFS_Server_connect(s, err, sizeof(err)) != 0)
+            return ADIOI_BBFS_Err_server(myname, __LINE__, err);
+    } else if (!bf->log_writes && ADIOI_BBFS_Server_other_live_map(bf, other, sizeof(other))
+               && ADIOI_BBFS_Server_adopt_map(s, other, err, sizeof(err)) != 0)
         return ADIOI_BBFS_Err_server(myname, __LINE__, err);
     ADIOI_BBFS_Server_forget(bf);
     if (logfs_rangemap_create(&map) != LOGFS_OK)

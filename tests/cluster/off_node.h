@@ -12,28 +12,39 @@
 #include <unistd.h>
 
 /* A malloc'ed array: [r] is 1 if process r of MPI_COMM_WORLD runs on
- * another host than rank 0.  Aborts the job, saying why, when every
- * process runs on one host.  Collective. */
-static inline int *off_rank0_node(void)
+ * another host than rank 0; *n: how many do.  Collective. */
+static inline int *off_rank0_hosts(int *n)
 {
-    int rank, nprocs, n = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int nprocs;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     char host[256] = "", *hosts = malloc((size_t) nprocs * sizeof(host));
     int *off = malloc(sizeof(int) * (size_t) nprocs);
     gethostname(host, sizeof(host) - 1);
     MPI_Allgather(host, sizeof(host), MPI_CHAR, hosts, sizeof(host), MPI_CHAR, MPI_COMM_WORLD);
+    *n = 0;
     for (int r = 0; r < nprocs; r++) {
         off[r] = strcmp(hosts + (size_t) r * sizeof(host), hosts) != 0;
-        n += off[r];
-    }
-    if (n == 0) {
-        if (rank == 0)
-            fprintf(stderr, "FAIL: every process runs on %s: run on 2 or more nodes "
-                    "(tests/cluster/cluster.sh)\n", hosts);
-        MPI_Abort(MPI_COMM_WORLD, 1);
+        *n += off[r];
     }
     free(hosts);
+    return off;
+}
+
+/* As off_rank0_hosts, but aborts the job, saying why, when every process
+ * runs on one host.  Collective. */
+static inline int *off_rank0_node(void)
+{
+    int rank, n;
+    int *off = off_rank0_hosts(&n);
+    if (n == 0) {
+        char host[256] = "";
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        gethostname(host, sizeof(host) - 1);
+        if (rank == 0)
+            fprintf(stderr, "FAIL: every process runs on %s: run on 2 or more nodes "
+                    "(tests/cluster/cluster.sh)\n", host);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     return off;
 }
 

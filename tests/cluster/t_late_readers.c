@@ -89,15 +89,9 @@ int main(int argc, char **argv)
     int pending = (argc > 2 && !strcmp(argv[2], "pending")) || getenv("T_LATE_READERS_PENDING");
     on_bbfs = !strncmp(name, "bbfs:", 5);
     /* (the processes off rank 0's host read; on one host, the odd ones) */
-    char host[256] = "", *hosts = malloc((size_t) nprocs * sizeof(host));
-    int *off = malloc(sizeof(int) * (size_t) nprocs);
-    gethostname(host, sizeof(host) - 1);
-    MPI_Allgather(host, sizeof(host), MPI_CHAR, hosts, sizeof(host), MPI_CHAR, MPI_COMM_WORLD);
-    for (int r = 0; r < nprocs; r++)
-        several_nodes |= off[r] = strcmp(hosts + (size_t) r * sizeof(host), hosts) != 0;
+    int *off = off_rank0_hosts(&several_nodes);
     for (int r = 0; r < nprocs && !several_nodes; r++)
         off[r] = r % 2;
-    free(hosts);
     int reader = off[rank];
     if (nprocs < 2) {
         if (rank == 0)
