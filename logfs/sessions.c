@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "fault.h"
@@ -46,6 +47,53 @@ int logfs_session_path(const char *path, uint64_t file_id, char *out, size_t len
         return -1;
     int n = snprintf(out, len, "%s/%016" PRIx64 SUFFIX, dir, file_id);
     return (n < 0 || (size_t)n >= len) ? -1 : 0;
+}
+
+/* File systems whose directories count their subdirectories in their link
+ * count (2 + subdirectories), kept exact while a lookup could see them:
+ * not NFS (its attributes are cached apart from its lookups), not btrfs or
+ * overlayfs (1 or another directory's count). */
+static int counts_subdirs(long magic)
+{
+    return magic == 0x01021994 /* tmpfs */ || magic == 0xEF53 /* ext2/3/4 */
+        || magic == 0x58465342 /* xfs */ || magic == 0x0BD00BD0; /* lustre */
+}
+
+/* Whether the directory that would hold sessions directory @p dir has no
+ * subdirectory at all, so that @p dir cannot exist.  A sessions directory
+ * is named after its file, so looking it up is looking up a name never seen
+ * before, which waits for the directory's lock behind every create and
+ * remove of its other processes; a stat of the directory itself waits for
+ * none.  (A symbolic link there is not a subdirectory: it is not followed
+ * either, and making the directory refuses it.) */
+static int parent_has_no_subdirs(const char *dir)
+{
+    /* (the file system of each device, as a process keeps opening files on
+     * the same few) */
+    static _Thread_local struct { dev_t dev; int counts, used; } seen[4];
+    static _Thread_local unsigned next;
+    const char *slash = strrchr(dir, '/');
+    char parent[4096];
+    struct stat st;
+    struct statfs sf;
+
+    if (!slash)
+        snprintf(parent, sizeof parent, ".");
+    else if (snprintf(parent, sizeof parent, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir)
+             >= (int)sizeof parent)
+        return 0;
+    if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_nlink != 2)
+        return 0;
+    for (unsigned i = 0; i < sizeof seen / sizeof seen[0]; i++)
+        if (seen[i].used && seen[i].dev == st.st_dev)
+            return seen[i].counts;
+    if (statfs(parent, &sf) < 0)
+        return 0;
+    unsigned i = next++ % (sizeof seen / sizeof seen[0]);
+    seen[i].dev = st.st_dev;
+    seen[i].counts = counts_subdirs((long)sf.f_type);
+    seen[i].used = 1;
+    return seen[i].counts;
 }
 
 /* The manifest directory must be a directory of this user, not a symbolic
@@ -253,6 +301,8 @@ static int lock_dir(const char *dir)
 {
     struct stat locked, there;
 
+    if (parent_has_no_subdirs(dir))
+        return LOGFS_SESSIONS_NO_DIR;
     for (int tries = 0; tries < 5; tries++) {
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
@@ -431,12 +481,12 @@ int logfs_sessions_list_except(const char *path, const char *except, unsigned fl
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
     if ((flags & LOGFS_LIST_LEGACY) && access(legacy, F_OK) == 0)
         rc = add(&v, n, &cap, legacy);
-    /* One call when there is no directory (the usual case: every open and
-     * close asks), none when the caller knows; the checks of dir_is_own on
-     * what was opened, else. */
-    int dfd = rc || (flags & LOGFS_LIST_NO_DIR) ? -1
-        : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    int own = rc ? rc : (flags & LOGFS_LIST_NO_DIR) || (dfd < 0 && errno == ENOENT) ? LOGFS_ENOENT
+    /* No lookup of the directory when its parent has no subdirectories (the
+     * usual case: every open and close asks) or the caller knows there is
+     * none; the checks of dir_is_own on what was opened, else. */
+    int none = !rc && ((flags & LOGFS_LIST_NO_DIR) || parent_has_no_subdirs(dir));
+    int dfd = rc || none ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int own = rc ? rc : none || (dfd < 0 && errno == ENOENT) ? LOGFS_ENOENT
         : dfd < 0 ? dir_is_own(dir, err) : fd_dir_is_own(dfd, dir, err);
     if (own != LOGFS_OK && own != LOGFS_ENOENT) {
         if (dfd >= 0)

@@ -107,8 +107,11 @@ int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_
                         struct logfs_error *err);
 /* What logfs_sessions_list_except looks for.  Each look for a manifest
  * that is not there is a failed path lookup, and those are dear (about
- * 2 us on tmpfs, a third of a stock open): an open and a close of a file
- * with no session made five. */
+ * 2 us on tmpfs, a third of a stock open, and a wait for the directory's
+ * lock among processes that make files in it): an open and a close of a
+ * file with no session made five.  Where the file's directory has no
+ * subdirectory (by its link count, on file systems that keep it), neither
+ * the listing nor logfs_sessions_lock looks the sessions directory up. */
 #define LOGFS_LIST_LEGACY 1u /* an older release's single manifest too (bbfs-replay
                               * and a delete look; the driver's opens do not:
                               * docs/log-format.md) */

@@ -50,6 +50,50 @@ TEST_F(Sessions, NoManifestIsAnEmptyList)
     EXPECT_TRUE(List().empty());
 }
 
+// An open looks for sessions without looking up the sessions directory when
+// the file's directory has no subdirectory (its link count says so); one
+// made by any other means is found as soon as it exists.
+TEST_F(Sessions, ASessionsDirectoryIsFoundAsSoonAsItExists)
+{
+    EXPECT_TRUE(List().empty());
+    EXPECT_EQ(LOGFS_SESSIONS_NO_DIR, logfs_sessions_lock(File().c_str()));
+    ASSERT_EQ(0, mkdir(Dir().c_str(), 0700));
+    std::string m = Dir() + "/00000000000000aa.manifest";
+    ASSERT_EQ(0, close(open(m.c_str(), O_CREAT | O_WRONLY, 0600)));
+    auto l = List();
+    ASSERT_EQ(1u, l.size());
+    EXPECT_EQ(m, l[0].path);
+    int lk = logfs_sessions_lock(File().c_str());
+    EXPECT_GE(lk, 0);
+    logfs_sessions_unlock(lk);
+
+    // (the same by a relative name, in the directory itself)
+    char here[4096];
+    ASSERT_NE(nullptr, getcwd(here, sizeof here));
+    ASSERT_EQ(0, chdir(dir.path().c_str()));
+    logfs_session_info *v;
+    size_t n;
+    EXPECT_EQ(LOGFS_OK, logfs_sessions_list("out.dat", &v, &n, &err)) << err.msg;
+    EXPECT_EQ(1u, n);
+    logfs_sessions_free(v, n);
+    ASSERT_EQ(0, unlink(m.c_str()));
+    ASSERT_EQ(0, rmdir(Dir().c_str()));
+    EXPECT_EQ(LOGFS_OK, logfs_sessions_list("out.dat", &v, &n, &err)) << err.msg;
+    EXPECT_EQ(0u, n);
+    logfs_sessions_free(v, n);
+    ASSERT_EQ(0, chdir(here));
+
+    // An unrelated subdirectory: the sessions directory is looked up.
+    ASSERT_EQ(0, mkdir(dir.file("sub").c_str(), 0700));
+    EXPECT_TRUE(List().empty());
+    logfs_session a;
+    Create(7, &a);
+    EXPECT_EQ(1u, List().size());
+    logfs_session_remove(&a);
+    EXPECT_TRUE(List().empty());
+    rmdir(dir.file("sub").c_str());
+}
+
 TEST_F(Sessions, AHeldSessionIsLiveAndReleasedOneIsPending)
 {
     logfs_session a, b;
