@@ -73,7 +73,7 @@ typedef struct ADIOI_BBFS_File {
     int lower_closed;           /* by the close's replay (ADIOI_BBFS_Replayed_close) */
     MPI_Info open_info;         /* user's hints, handed to the lower driver at open */
     ADIOI_BBFS_Hints hints;
-#define ADIOI_BBFS_SERVER_FACTS 9
+#define ADIOI_BBFS_SERVER_FACTS 10
 #define ADIOI_BBFS_FACT_LOGDIR_USABLE 4        /* (this process's log directory: writable) */
     uint64_t server_facts[ADIOI_BBFS_SERVER_FACTS];    /* reduced at open (Open_prepare) */
 #define ADIOI_BBFS_HINT_CHECK (3 + ADIOI_BBFS_SERVER_FACTS)
@@ -108,6 +108,7 @@ typedef struct ADIOI_BBFS_File {
     uint64_t *replayed;         /* process 0: sessions (file ids) replayed that the
                                  * map may still hold (ADIOI_BBFS_Server_replayed) */
     int nreplayed;
+    int open_replayed;          /* this open replayed pending sessions (every process knows) */
     int replayed_all;           /* and no other session was live: the whole map goes */
     char replayed_map[256];     /* process 0: the map their manifests name ("": none),
                                  * which may be another than this handle's */
@@ -689,6 +690,10 @@ int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *ms
 uint64_t ADIOI_BBFS_Error_key(int err, int rank);
 int ADIOI_BBFS_Error_of_key(uint64_t key, int size, int err, const char *myname);
 int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err);
+/* The same reduction carrying one value of process 0's to every process
+ * (*rank0s: process 0's in, process 0's out everywhere): a broadcast that
+ * would come next costs nothing more. */
+int ADIOI_BBFS_Agree_error_with(MPI_Comm comm, const char *myname, int err, uint64_t * rank0s);
 /* The error of a process whose call failed on process rank (err_class there). */
 int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank);
 int ADIOI_BBFS_Err_peer_lost(const char *myname, int mpi_err);

@@ -104,15 +104,23 @@ int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *ms
  * has one.  Collective, so no process waits on one that gave up. */
 int ADIOI_BBFS_Agree_error(MPI_Comm comm, const char *myname, int err)
 {
+    return ADIOI_BBFS_Agree_error_with(comm, myname, err, NULL);
+}
+
+int ADIOI_BBFS_Agree_error_with(MPI_Comm comm, const char *myname, int err, uint64_t * rank0s)
+{
     int rank, size;
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    uint64_t mine = ADIOI_BBFS_Error_key(err, rank), key;
-    int rc = MPI_Allreduce(&mine, &key, 1, MPI_UINT64_T, MPI_MAX, comm);
+    uint64_t mine[2] = { ADIOI_BBFS_Error_key(err, rank), rank0s && rank == 0 ? *rank0s : 0 };
+    uint64_t got[2];
+    int rc = MPI_Allreduce(mine, got, rank0s ? 2 : 1, MPI_UINT64_T, MPI_MAX, comm);
     if (rc != MPI_SUCCESS)
         return ADIOI_BBFS_Err_peer_lost(myname, rc);
-    return ADIOI_BBFS_Error_of_key(key, size, err, myname);
+    if (rank0s)
+        *rank0s = got[1];
+    return ADIOI_BBFS_Error_of_key(got[0], size, err, myname);
 }
 
 uint64_t ADIOI_BBFS_Error_key(int err, int rank)

