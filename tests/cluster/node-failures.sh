@@ -117,10 +117,13 @@ rm -f "$work"/full.dat*
 BBFS_EXPECT_CLASS=MPI_ERR_NO_SPACE BBFS_FAULT_RANK=1 CLUSTER_HOSTS=node0,node1 timeout 120 \
     "$CLUSTER_DIR/mpiexec" -n 4 "$prog" "bbfs:$work/full.dat" </dev/null > "$work/full.out" 2>&1
 rc=$?
-calls=$(sed -n "s/^process [13]: first error in \(.*\): Not enough space for file.*/\1/p" "$work/full.out" | sort | uniq -c)
+# (grep -o: the output of another process may share a line with the error, as
+# mpiexec forwards the stdout and stderr of each process on its own)
+calls=$(grep -o "process [13]: first error in .*: Not enough space for file" "$work/full.out" \
+        | sed "s/^process [13]: first error in \(.*\): Not enough space for file$/\1/" | sort | uniq -c)
 if [ $rc != 0 ]; then sed "s/^/  | /" "$work/full.out" | tail -8; fail "node1 full: the job failed or hung (status $rc)"
 elif [ "$(echo "$calls" | wc -l)" != 1 ] || [ "$(echo "$calls" | awk "{print \$1}")" != 2 ] \
-     || [ "$(grep -c "^process [0-3]: first error" "$work/full.out")" != 2 ]; then
+     || [ "$(grep -o "process [0-3]: first error" "$work/full.out" | wc -l)" != 2 ]; then
     sed "s/^/  | /" "$work/full.out" | tail -8
     fail "node1 full: not node1'"'"'s two processes alone got MPI_ERR_NO_SPACE first, at the same call: $calls"
 else ok "node1 full: node1'"'"'s 2 processes got MPI_ERR_NO_SPACE first at the same call ($(echo "$calls" | sed "s/^ *[0-9]* //")), node0'"'"'s none"; fi
