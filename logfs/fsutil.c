@@ -185,3 +185,17 @@ int logfs_open_own(const char *path, int flags, mode_t mode, const char *what, i
     *fd = f;
     return LOGFS_OK;
 }
+
+int logfs_hidden_sibling(const char *path, const char *suffix, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    size_t baselen = strlen(path + dirlen), sufflen = strlen(suffix);
+    if (dirlen + 1 + baselen + sufflen + 1 > len)
+        return -1;
+    memcpy(out, path, dirlen);
+    out[dirlen] = '.';
+    memcpy(out + dirlen + 1, path + dirlen, baselen);
+    memcpy(out + dirlen + 1 + baselen, suffix, sufflen + 1);
+    return 0;
+}

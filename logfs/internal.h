@@ -67,4 +67,10 @@ int logfs_is_metalog_name(const char *path);
  *         appended), or NULL when out of memory. */
 char *logfs_sibling_path(const char *metalog, const char *suffix);
 
+/* "dir/.base" + @p suffix for file @p path ("dir/base"), in @p out: the
+ * names bbfs keeps beside a canonical file (sessions directory, an older
+ * release's manifest).  Every open and close makes several, so no printf.
+ * @return 0, or -1 if @p out is too small */
+int logfs_hidden_sibling(const char *path, const char *suffix, char *out, size_t len);
+
 #endif

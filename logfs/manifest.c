@@ -206,10 +206,7 @@ void logfs_manifest_free(struct logfs_manifest *m)
 
 int logfs_manifest_path(const char *path, char *out, size_t len)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t) (slash - path + 1) : 0;
-    int n = snprintf(out, len, "%.*s.%s.bbfs-manifest", (int) dirlen, path, path + dirlen);
-    return (n < 0 || (size_t) n >= len) ? -1 : 0;
+    return logfs_hidden_sibling(path, ".bbfs-manifest", out, len);
 }
 
 char *logfs_manifest_canary(const char *metalog0)

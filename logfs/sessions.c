@@ -34,10 +34,7 @@ size_t logfs_name_prefix_len(const char *name)
 
 int logfs_sessions_dir(const char *path, char *out, size_t len)
 {
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-    int n = snprintf(out, len, "%.*s.%s.bbfs", (int)dirlen, path, path + dirlen);
-    return (n < 0 || (size_t)n >= len) ? -1 : 0;
+    return logfs_hidden_sibling(path, ".bbfs", out, len);
 }
 
 int logfs_session_path(const char *path, uint64_t file_id, char *out, size_t len)
@@ -477,7 +474,8 @@ int logfs_sessions_list_except(const char *path, const char *except, unsigned fl
 
     *out = NULL;
     *n = 0;
-    if (logfs_sessions_dir(path, dir, sizeof dir) || logfs_manifest_path(path, legacy, sizeof legacy))
+    if (logfs_sessions_dir(path, dir, sizeof dir)
+        || ((flags & LOGFS_LIST_LEGACY) && logfs_manifest_path(path, legacy, sizeof legacy)))
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
     if ((flags & LOGFS_LIST_LEGACY) && access(legacy, F_OK) == 0)
         rc = add(&v, n, &cap, legacy);
