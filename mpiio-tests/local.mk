@@ -337,6 +337,14 @@ EXTRA_DIST += %reldir%/t_private.mpi
 TESTS += %reldir%/t_late_readers.mpi %reldir%/t_late_readers_pending.mpi
 EXTRA_DIST += %reldir%/t_late_readers.mpi %reldir%/t_late_readers_pending.mpi
 
+check_PROGRAMS += %reldir%/t_open_fails
+%canon_reldir%_t_open_fails_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_open_fails_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_open_fails.mpi %reldir%/t_open_fails_rdonly.mpi \
+    %reldir%/t_open_fails_remote.mpi %reldir%/t_open_fails_self.mpi
+EXTRA_DIST += %reldir%/t_open_fails.mpi %reldir%/t_open_fails_rdonly.mpi \
+    %reldir%/t_open_fails_remote.mpi %reldir%/t_open_fails_self.mpi
+
 check_PROGRAMS += %reldir%/t_lower_guess
 %canon_reldir%_t_lower_guess_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_lower_guess_LDADD = $(MPIIO_TEST_LDADD)

@@ -353,7 +353,9 @@ int ADIOI_BBFS_Pending_list(ADIO_File fd, ADIOI_BBFS_Pending * p);
 void ADIOI_BBFS_Pending_free(ADIOI_BBFS_Pending * p);
 
 /* ad_bbfs_log.c: the logging session of one open file */
-void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code);
+/* @p err: this process's failure so far, which the logs' start agrees with
+ * the others' (a handle that logs nothing returns it as it is) */
+void ADIOI_BBFS_Log_open(ADIO_File fd, int err, int *error_code);
 void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code);
 void ADIOI_BBFS_Log_set_size(ADIO_File fd, ADIO_Offset size, int *error_code);
 void ADIOI_BBFS_Log_close(ADIO_File fd, int replay, int *error_code);
@@ -480,7 +482,11 @@ typedef struct ADIOI_BBFS_Server ADIOI_BBFS_Server;
  * numbers): a reduction (MIN) of every process's settles it.  The open's
  * hint check carries it, so that the open makes one reduction for both. */
 void ADIOI_BBFS_Server_facts(const ADIOI_BBFS_Hints * h, uint64_t * facts);
-void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code);
+/* @p err: this process's failure so far.  *agreed: whether the outcome in
+ * *error_code is every process's (the open agreed it with the server's
+ * facts); else it is @p err, this process's own, and nothing collective was
+ * made. */
+void ADIOI_BBFS_Server_open(ADIO_File fd, int err, int *error_code, int *agreed);
 void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf);
 void ADIOI_BBFS_Server_note(ADIOI_BBFS_File * bf, uint64_t off, uint64_t len, uint64_t stride,
                             uint64_t count, uint64_t pos);
@@ -698,9 +704,12 @@ int ADIOI_BBFS_Agree_error_with(MPI_Comm comm, const char *myname, int err, uint
 int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank);
 int ADIOI_BBFS_Err_peer_lost(const char *myname, int mpi_err);
 /* The canonical file through the lower driver, on fd's communicator
- * (collective), and its close. */
+ * (collective), and its close.  With @p agreed_later, a process's error is
+ * its own, not agreed with the others (romio-nested-open.patch): the
+ * caller carries it into its next agreement, or returns it to ADIO_Open's
+ * own, with nothing collective on the way. */
 ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
-                                int *error_code);
+                                int agreed_later, int *error_code);
 void ADIOI_BBFS_Lower_close(ADIO_File lo, int *error_code);
 void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code);

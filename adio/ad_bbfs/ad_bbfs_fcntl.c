@@ -81,7 +81,7 @@ void ADIOI_BBFS_Fcntl(ADIO_File fd, int flag, ADIO_Fcntl_t * fcntl_struct, int *
             ADIOI_BBFS_NEWS(bf);        /* (a view built under posix) */
         } else if (!fcntl_struct->atomicity && bf->write_through) {
             bf->write_through = 0;
-            ADIOI_BBFS_Log_open(fd, error_code);
+            ADIOI_BBFS_Log_open(fd, MPI_SUCCESS, error_code);
         }
         if (*error_code != MPI_SUCCESS)
             return;

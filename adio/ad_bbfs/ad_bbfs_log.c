@@ -189,8 +189,9 @@ static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **a
     return err;
 }
 
-/* Create this process's logs and the manifest naming everyone's. */
-static void log_start(ADIO_File fd, int *error_code)
+/* Create this process's logs and the manifest naming everyone's; @p err_in
+ * is this process's failure so far (then it makes no logs, and all fail). */
+static void log_start(ADIO_File fd, int err_in, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_LOG_START";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -205,6 +206,8 @@ static void log_start(ADIO_File fd, int *error_code)
 
     MPI_Comm_rank(fd->comm, &rank);
     int may_be_private = ADIOI_BBFS_Private_join(bf, &err);
+    if (err_in != MPI_SUCCESS)
+        err = err_in;
     bf->unpublished = may_be_private && err == MPI_SUCCESS;
     /* (one node, one log directory, no server: every name is known here,
      * and the errors are agreed below, after process 0 published) */
@@ -490,14 +493,14 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
     bf->file_id = 0;
 }
 
-void ADIOI_BBFS_Log_open(ADIO_File fd, int *error_code)
+void ADIOI_BBFS_Log_open(ADIO_File fd, int err, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
-    *error_code = MPI_SUCCESS;
+    *error_code = err;
     ADIOI_BBFS_NEWS(bf);
     if (bf->log_writes)
-        log_start(fd, error_code);
+        log_start(fd, err, error_code);
 }
 
 void ADIOI_BBFS_Log_sync(ADIO_File fd, int *error_code)
@@ -575,5 +578,5 @@ void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code)
         return;
     log_finish(fd, FINISH_REPLAY_NOW, error_code);
     if (*error_code == MPI_SUCCESS && bf->log_writes && !bf->write_through)
-        log_start(fd, error_code);
+        log_start(fd, MPI_SUCCESS, error_code);
 }

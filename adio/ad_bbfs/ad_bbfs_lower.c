@@ -92,17 +92,27 @@ static void name_list_keep(MPI_Comm comm)
  * process, no reduction asking whether all have: ADIOI_Open_nested,
  * adio/mpich-patches/romio-nested-open.patch.)  Collective. */
 ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
-                                int *error_code)
+                                int agreed_later, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
 
     name_list_lend(fd->comm);
-    ADIOI_Open_nested = 1;
+    ADIOI_Open_nested = agreed_later ? 2 : 1;
     ADIO_File lo = ADIO_Open(fd->comm, fd->comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
                              access_mode, 0, MPI_BYTE, MPI_BYTE, info, perm, error_code);
     ADIOI_Open_nested = 0;
     if (lo != ADIO_FILE_NULL)
         name_list_keep(fd->comm);
+    /* (a failure on this process alone, after every process took part) */
+    int injected = logfs_fault("lower-open");
+    if (injected && lo != ADIO_FILE_NULL) {
+        int close_err;
+        MPI_File h = lo;
+        ADIOI_BBFS_Lower_close(lo, &close_err);
+        MPIO_File_free(&h);
+        lo = ADIO_FILE_NULL;
+        *error_code = ADIOI_Err_create_code("ADIOI_BBFS_LOWER_OPEN", bf->canonical, injected);
+    }
     return lo;
 }
 

@@ -104,50 +104,62 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     /* The lower file is a complete ADIO file with its own hints and
      * aggregators, so collective I/O on it is the lower driver's own.
      * Delete-on-close stays with the bbfs handle: it must also remove
-     * logs, and deleting twice would fail. */
+     * logs, and deleting twice would fail.  Its outcome is agreed with the
+     * next agreement below (the server's, the logs' start), or by
+     * ADIO_Open's own after this call: no reduction of its own.  (Except
+     * under bbfs_timing, whose report at the close is collective, and
+     * ADIO_Open closes the file where the others failed.) */
+    int agreed_later = !bf->hints.timing, err, agreed;
     lo = ADIOI_BBFS_Lower_open(fd, access_mode & ~ADIO_DELETE_ON_CLOSE, bf->open_info, fd->perm,
-                               error_code);
-    if (*error_code == MPI_SUCCESS && bf->lower_learn
+                               agreed_later, &err);
+    if (err == MPI_SUCCESS && bf->lower_learn
         && ADIOI_BBFS_Lower_learn(lo, fd->filename, bf->lower_learn == 2, &bf->lower_fstype,
                                   &bf->lower_ops)) {
         /* A guessed driver that is not the file's: again with its own (the
          * file exists now; this process made it if MPI_MODE_EXCL). */
         MPI_File h = lo;
-        ADIOI_BBFS_Lower_close(lo, error_code);
+        ADIOI_BBFS_Lower_close(lo, &err);
         MPIO_File_free(&h);
-        if (*error_code == MPI_SUCCESS)
+        lo = ADIO_FILE_NULL;
+        if (err == MPI_SUCCESS)
             lo = ADIOI_BBFS_Lower_open(fd, access_mode & ~(ADIO_DELETE_ON_CLOSE | ADIO_EXCL),
-                                       bf->open_info, fd->perm, error_code);
+                                       bf->open_info, fd->perm, agreed_later, &err);
     }
-    if (*error_code != MPI_SUCCESS)
+    if (err != MPI_SUCCESS && !agreed_later) {
+        *error_code = err;
         goto fn_fail;
-    bf->lower = lo;
-
-    fd->access_mode = access_mode;
-    fd->is_open = 1;
-    /* ROMIO's generic shared-pointer and locking code keys on the file
-     * system type (NFS locks inside its own read/write calls, so the generic
-     * code must not lock around them): present the lower driver's. */
-    fd->file_system = lo->file_system;
-    /* Generic code (locks, shared file pointer) uses fd_sys directly. */
-    fd->fd_sys = lo->fd_sys;
-    fd->blksize = lo->blksize;
-    fd->fp_ind = lo->fp_ind;    /* MPI_MODE_APPEND: the lower open found EOF */
-    fd->fp_sys_posn = lo->fp_sys_posn;
-
-    ADIOI_BBFS_Hints_resolve_at_open(fd, access_mode);
+    }
+    if (err == MPI_SUCCESS) {
+        bf->lower = lo;
+        fd->access_mode = access_mode;
+        fd->is_open = 1;
+        /* ROMIO's generic shared-pointer and locking code keys on the file
+         * system type (NFS locks inside its own read/write calls, so the
+         * generic code must not lock around them): present the lower
+         * driver's. */
+        fd->file_system = lo->file_system;
+        /* Generic code (locks, shared file pointer) uses fd_sys directly. */
+        fd->fd_sys = lo->fd_sys;
+        fd->blksize = lo->blksize;
+        fd->fp_ind = lo->fp_ind;        /* MPI_MODE_APPEND: the lower open found EOF */
+        fd->fp_sys_posn = lo->fp_sys_posn;
+        ADIOI_BBFS_Hints_resolve_at_open(fd, access_mode);
+    } else
+        fd->access_mode = access_mode;
 
     /* (before the logs start: a server that cannot be reached fails the
      * open, not a sync later) */
-    ADIOI_BBFS_Server_open(fd, error_code);
-    if (*error_code == MPI_SUCCESS)
-        ADIOI_BBFS_Log_open(fd, error_code);
+    ADIOI_BBFS_Server_open(fd, err, error_code, &agreed);
+    if (*error_code == MPI_SUCCESS || !agreed)
+        ADIOI_BBFS_Log_open(fd, *error_code, error_code);
     if (*error_code != MPI_SUCCESS) {
-        int close_err;
-        MPI_File h = lo;
-        ADIOI_BBFS_Lower_close(lo, &close_err);
-        MPIO_File_free(&h);
-        bf->lower = NULL;
+        if (bf->lower) {
+            int close_err;
+            MPI_File h = lo;
+            ADIOI_BBFS_Lower_close(lo, &close_err);
+            MPIO_File_free(&h);
+            bf->lower = NULL;
+        }
         goto fn_fail;
     }
     ADIOI_BBFS_Sync_join(bf);

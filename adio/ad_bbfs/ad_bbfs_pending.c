@@ -468,7 +468,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
 
     int lower_err;
     ADIO_File lo = ADIOI_BBFS_Lower_open(fd, ADIO_CREATE | ADIO_RDWR, MPI_INFO_NULL,
-                                         ADIO_PERM_NULL, &lower_err);
+                                         ADIO_PERM_NULL, 0, &lower_err);
     if (lower_err != MPI_SUCCESS) {
         *error_code = lower_err;
         ADIOI_BBFS_Pending_free(&p);

@@ -251,14 +251,16 @@ static int find_node_server(ADIOI_BBFS_File * bf, ADIOI_BBFS_Server * s, char *e
     return 0;
 }
 
-void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
+void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agreed)
 {
     static char myname[] = "ADIOI_BBFS_SERVER_OPEN";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
-    int err_here = 0;
+    int err_here = err_in != MPI_SUCCESS;
     char err[1024] = "";
 
-    *error_code = MPI_SUCCESS;
+    /* (the paths that return early make nothing collective) */
+    *error_code = err_in;
+    *agreed = 0;
     const char *named = server_named(&bf->hints);
     /* (reduced by the open's hint check, which every open makes first) */
     const uint64_t *all = bf->server_facts;
@@ -270,6 +272,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
         *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, "a server is named (bbfs_server, "
                                             "BBFS_SERVER) on some processes only: name the "
                                             "same one on every process, or on none");
+        *agreed = 1;            /* (every process found it in the same facts) */
         return;
     }
     /* (a server named decides; else a live handle's map, or this open) */
@@ -335,7 +338,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
             /* (the handle connects, to this node's server as its map) */
             s = new_server(fd, said.name);
             said.node_found = 1;
-            if (find_node_server(bf, s, err, sizeof(err)) != 0)
+            if (!err_here && find_node_server(bf, s, err, sizeof(err)) != 0)
                 err_here = 1;
             memcpy(said.node, s->node_addr, sizeof(said.node));
         }
@@ -355,7 +358,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
 
     if (!s) {
         s = new_server(fd, said.name);
-        if (find_node_server(bf, s, err, sizeof(err)) != 0)
+        if (!err_here && find_node_server(bf, s, err, sizeof(err)) != 0)
             err_here = 1;
     }
     s->force_remote = force;
@@ -374,7 +377,9 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
     /* every process reaches the map's server now, so that a refusal (token)
      * or an unreachable server fails the open, not a later sync */
     struct bbs_client *c;
-    if (!err_here && !s->node_addr[0]) {
+    if (err_in != MPI_SUCCESS)
+        ;                       /* (its own error says more than the server's) */
+    else if (!err_here && !s->node_addr[0]) {
         snprintf(err, sizeof(err), "this node's bbserver could not be found or started");
         err_here = 1;
     }
@@ -403,8 +408,10 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int *error_code)
         err_here = 1;
     /* (one reduction: everyone's errors, and rank 0's incarnation, which
      * the others give as 0) */
-    int mine = err_here ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
+    int mine = err_in != MPI_SUCCESS ? err_in
+        : err_here ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
     *error_code = ADIOI_BBFS_Agree_error_with(fd->comm, myname, mine, &s->map_incarnation);
+    *agreed = 1;
     if (*error_code != MPI_SUCCESS) {
         ADIOI_BBFS_Server_reads_end(s);
         ADIOI_Free(s);

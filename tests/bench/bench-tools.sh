@@ -94,12 +94,14 @@ check "call-cost: every case timed, the open's collectives counted in both modes
 # after the timed ones, not the first: a first open of ufs: gathers the
 # host names and broadcasts the system hints (3 collectives it does not
 # make again on the same communicator), so the open's 17 against "15" was
-# 17 against 12 in the steady state (5 more; the issue's goal is 2).
-# Lower these limits as the counts come down.
+# 17 against 12 in the steady state (5 more; the issue's goal is 2).  The
+# lower file's open then stopped agreeing its errors (bbfs's next
+# agreement does, or ADIO_Open's): the open 16 against 12, read-only 12
+# against 11, coll8 23.  Lower these limits as the counts come down.
 check "call-cost: bbfs makes no more collectives than counted in session 50" \
-    awk '$1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF + 2 { r++ }
-         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 5 { o++ }
-         $1 == "coll8" && $(NF-2) <= 24 { c++ }
+    awk '$1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF + 1 { r++ }
+         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 4 { o++ }
+         $1 == "coll8" && $(NF-2) <= 23 { c++ }
          $1 == "readall8" && $NF > 0 && $(NF-2) <= $NF { a++ }
          END { exit !(r == 1 && o == 1 && c == 1 && a == 1) }' "$work/call-cost.out"
 # ior-pattern: IOR's patterns, every case's write and read phase timed
