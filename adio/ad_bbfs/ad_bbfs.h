@@ -711,6 +711,8 @@ int ADIOI_BBFS_Err_peer_lost(const char *myname, int mpi_err);
 ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
                                 int agreed_later, int *error_code);
 void ADIOI_BBFS_Lower_close(ADIO_File lo, int *error_code);
+/* Its close and the handle's end, for a lower file the bbfs handle drops. */
+void ADIOI_BBFS_Lower_discard(ADIO_File lo, int *error_code);
 void ADIOI_BBFS_Resolve_lower(const char *name, int *fstype, ADIOI_Fns ** ops,
                               const char **path, int *error_code);
 /* A one-process handle's lower driver, without ROMIO's detection: the

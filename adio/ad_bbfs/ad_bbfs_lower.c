@@ -107,9 +107,7 @@ ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, in
     int injected = logfs_fault("lower-open");
     if (injected && lo != ADIO_FILE_NULL) {
         int close_err;
-        MPI_File h = lo;
-        ADIOI_BBFS_Lower_close(lo, &close_err);
-        MPIO_File_free(&h);
+        ADIOI_BBFS_Lower_discard(lo, &close_err);
         lo = ADIO_FILE_NULL;
         *error_code = ADIOI_Err_create_code("ADIOI_BBFS_LOWER_OPEN", bf->canonical, injected);
     }
@@ -128,6 +126,13 @@ void ADIOI_BBFS_Lower_close(ADIO_File lo, int *error_code)
     ADIOI_Open_nested = 1;
     ADIO_Close(lo, error_code);
     ADIOI_Open_nested = 0;
+}
+
+void ADIOI_BBFS_Lower_discard(ADIO_File lo, int *error_code)
+{
+    MPI_File h = lo;
+    ADIOI_BBFS_Lower_close(lo, error_code);
+    MPIO_File_free(&h);
 }
 
 /* A driver prefix as MPI_File_open sees one ("ufs:/a"). */

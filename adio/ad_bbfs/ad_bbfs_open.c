@@ -117,9 +117,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
                                   &bf->lower_ops)) {
         /* A guessed driver that is not the file's: again with its own (the
          * file exists now; this process made it if MPI_MODE_EXCL). */
-        MPI_File h = lo;
-        ADIOI_BBFS_Lower_close(lo, &err);
-        MPIO_File_free(&h);
+        ADIOI_BBFS_Lower_discard(lo, &err);
         lo = ADIO_FILE_NULL;
         if (err == MPI_SUCCESS)
             lo = ADIOI_BBFS_Lower_open(fd, access_mode & ~(ADIO_DELETE_ON_CLOSE | ADIO_EXCL),
@@ -129,9 +127,9 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         *error_code = err;
         goto fn_fail;
     }
+    fd->access_mode = access_mode;
     if (err == MPI_SUCCESS) {
         bf->lower = lo;
-        fd->access_mode = access_mode;
         fd->is_open = 1;
         /* ROMIO's generic shared-pointer and locking code keys on the file
          * system type (NFS locks inside its own read/write calls, so the
@@ -144,8 +142,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         fd->fp_ind = lo->fp_ind;        /* MPI_MODE_APPEND: the lower open found EOF */
         fd->fp_sys_posn = lo->fp_sys_posn;
         ADIOI_BBFS_Hints_resolve_at_open(fd, access_mode);
-    } else
-        fd->access_mode = access_mode;
+    }
 
     /* (before the logs start: a server that cannot be reached fails the
      * open, not a sync later) */
@@ -155,9 +152,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     if (*error_code != MPI_SUCCESS) {
         if (bf->lower) {
             int close_err;
-            MPI_File h = lo;
-            ADIOI_BBFS_Lower_close(lo, &close_err);
-            MPIO_File_free(&h);
+            ADIOI_BBFS_Lower_discard(lo, &close_err);
             bf->lower = NULL;
         }
         goto fn_fail;

@@ -123,13 +123,13 @@ static int job_on_several_nodes(void)
  * to agree with others) under a model whose first write after the open
  * needs no clock from the map (causal and mpiio stamp after a sync or an
  * acquire from the attach or the map then; posix asks at every write). */
-static int may_connect_late(ADIO_File fd, int replayed)
+static int may_connect_late(ADIO_File fd)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int n, c = bf->hints.consistency;
 
     MPI_Comm_size(fd->comm, &n);
-    if (replayed)
+    if (bf->open_replayed)
         return 0;
     return (fd->access_mode & ADIO_RDONLY)
         || (n == 1 && (c == ADIOI_BBFS_CONSISTENCY_CAUSAL || c == ADIOI_BBFS_CONSISTENCY_MPIIO));
@@ -230,9 +230,21 @@ static ADIOI_BBFS_Server *new_server(ADIO_File fd, const char *map_name)
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     ADIOI_BBFS_Server *s = ADIOI_Calloc(1, sizeof(*s));
     MPI_Comm_rank(fd->comm, &s->rank);
-    memcpy(s->map_name, map_name, sizeof(s->map_name));
+    snprintf(s->map_name, sizeof(s->map_name), "%s", map_name);
     ADIOI_BBFS_Server_reads_begin(s, bf->hints.read_cache);
     return s;
+}
+
+/* The handle finds its server at its first call to one, each process on
+ * its own (ADIOI_BBFS_Server_connect); @p map_name "" names the map by the
+ * file's real path then. */
+static void connect_late(ADIO_File fd, const char *map_name)
+{
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    ADIOI_BBFS_Server *s = new_server(fd, map_name);
+    s->unconnected = s->map_unnamed = 1;
+    s->bf = bf;
+    bf->srv = s;
 }
 
 /* A server serves the log directory it was started for (and finds its
@@ -290,11 +302,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
      * its own: every process knows all that from the open's reduction. */
     if (!force && own_choice && (fd->access_mode & ADIO_RDONLY) && !bf->others_live
         && !bf->open_replayed) {
-        static const char unnamed[PATH_MAX];    /* (named at its connection) */
-        ADIOI_BBFS_Server *s = new_server(fd, unnamed);
-        s->unconnected = s->map_unnamed = 1;
-        s->bf = bf;
-        bf->srv = s;
+        connect_late(fd, "");
         return;
     }
     /* Several nodes are in play.  One broadcast from rank 0 tells the map
@@ -312,17 +320,15 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
      * whatever name each was given (relative, through a symbolic link). */
     struct {
         int live;
-        int replayed;           /* (process 0 alone knows what its open replayed) */
         int node_found;         /* rank 0 looked for its node's server: node says what it found */
         char map[sizeof(((ADIOI_BBFS_Server *) 0)->map_addr)];
         char node[sizeof(((ADIOI_BBFS_Server *) 0)->node_addr)];
         char name[PATH_MAX];
         char probe[PATH_MAX];
-    } said = { -1, 0, 0, "", "", "", "" };
+    } said = { -1, 0, "", "", "", "" };
     int fd_probe = -1;
     ADIOI_BBFS_Server *s = NULL;
     if (s_rank(fd) == 0) {
-        said.replayed = bf->nreplayed || bf->replayed_all;
         if (!realpath(bf->canonical, said.name))        /* (not a POSIX file system) */
             snprintf(said.name, sizeof(said.name), "%s", bf->canonical);
         if (own_choice)
@@ -334,7 +340,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
                      (unsigned long long) ADIOI_BBFS_New_file_id(bf->hints.logdir));
             fd_probe = open(said.probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         } else if (own_map && !(said.live == 0 && !force && one_host)
-                   && !(said.live < 0 && !force && may_connect_late(fd, said.replayed))) {
+                   && !(said.live < 0 && !force && may_connect_late(fd))) {
             /* (the handle connects, to this node's server as its map) */
             s = new_server(fd, said.name);
             said.node_found = 1;
@@ -348,11 +354,8 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
         return;
     if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe, bf->hints.logdir))
         return;                 /* several nodes, one log directory: as on one node */
-    if (said.live < 0 && !force && own_choice && may_connect_late(fd, said.replayed)) {
-        s = new_server(fd, said.name);
-        s->unconnected = s->map_unnamed = 1;
-        s->bf = bf;
-        bf->srv = s;
+    if (said.live < 0 && !force && own_choice && may_connect_late(fd)) {
+        connect_late(fd, said.name);
         return;
     }
 
@@ -377,9 +380,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     /* every process reaches the map's server now, so that a refusal (token)
      * or an unreachable server fails the open, not a later sync */
     struct bbs_client *c;
-    if (err_in != MPI_SUCCESS)
-        ;                       /* (its own error says more than the server's) */
-    else if (!err_here && !s->node_addr[0]) {
+    if (!err_here && !s->node_addr[0]) {
         snprintf(err, sizeof(err), "this node's bbserver could not be found or started");
         err_here = 1;
     }
