@@ -227,6 +227,12 @@ check_PROGRAMS += %reldir%/t_atomic
 TESTS += %reldir%/t_atomic.mpi
 EXTRA_DIST += %reldir%/t_atomic.mpi
 
+check_PROGRAMS += %reldir%/t_atomic_switch
+%canon_reldir%_t_atomic_switch_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_atomic_switch_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_atomic_switch.mpi
+EXTRA_DIST += %reldir%/t_atomic_switch.mpi
+
 check_PROGRAMS += %reldir%/t_info
 %canon_reldir%_t_info_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_info_LDADD = $(MPIIO_TEST_LDADD)
