@@ -11,6 +11,7 @@
 #include "../../logfs/errors.h"
 #include "../../logfs/fault.h"
 #include "../../logfs/manifest.h"
+#include <assert.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,54 @@ int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *ms
         advice = "";            /* (not the log directory's) */
     snprintf(full, sizeof(full), "%s%s", advice, msg);
     return ADIOI_BBFS_Err_logfs(myname, line, code, full);
+}
+
+/* (A struct of fixed PATH_MAX strings made an open's broadcast 8.7 KB,
+ * past the eager limit of ch4:ucx within a node: a rendezvous by
+ * process_vm_readv, slower, and refused between processes that changed
+ * their user ids.) */
+enum { SAID_INTS = 4, SAID_INLINE = 1024 };
+
+void ADIOI_BBFS_Bcast_said(MPI_Comm comm, int *ints, int nints, char *const *strs,
+                           const size_t * caps, int nstrs)
+{
+    struct {
+        int total;              /* the strings' bytes, back to back, each with its NUL */
+        int ints[SAID_INTS];
+        char text[SAID_INLINE];
+    } said;
+    int rank;
+    char *all;
+
+    assert(nints <= SAID_INTS);
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        said.total = 0;
+        for (int i = 0; i < nstrs; i++)
+            said.total += (int) strnlen(strs[i], caps[i] - 1) + 1;
+        memcpy(said.ints, ints, sizeof(int) * nints);
+        all = said.total <= SAID_INLINE ? said.text : ADIOI_Malloc(said.total);
+        for (int i = 0, at = 0; i < nstrs; i++) {
+            size_t l = strnlen(strs[i], caps[i] - 1);
+            memcpy(all + at, strs[i], l);
+            all[at + l] = 0;
+            at += (int) l + 1;
+        }
+    }
+    MPI_Bcast(&said, (int) sizeof(said), MPI_BYTE, 0, comm);
+    if (rank != 0) {
+        memcpy(ints, said.ints, sizeof(int) * nints);
+        all = said.total <= SAID_INLINE ? said.text : ADIOI_Malloc(said.total);
+    }
+    if (said.total > SAID_INLINE)
+        MPI_Bcast(all, said.total, MPI_CHAR, 0, comm);
+    if (rank != 0)
+        for (int i = 0, at = 0; i < nstrs; i++) {
+            snprintf(strs[i], caps[i], "%s", all + at);
+            at += (int) strlen(all + at) + 1;
+        }
+    if (all != said.text)
+        ADIOI_Free(all);
 }
 
 /* Every process returns an error of the same class when any one failed:

@@ -577,6 +577,11 @@ void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code)
     if (!bf->metalogs)
         return;
     log_finish(fd, FINISH_REPLAY_NOW, error_code);
+    /* Process 0 removes the replayed sessions' manifests and tells their
+     * map after the replay's last collective: nobody reads before it has
+     * (a read would ask the map for logs that are gone).  set_atomicity
+     * and a shrinking set_size are rare calls. */
+    MPI_Barrier(fd->comm);
     if (*error_code == MPI_SUCCESS && bf->log_writes && !bf->write_through)
         log_start(fd, MPI_SUCCESS, error_code);
 }

@@ -326,6 +326,11 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
         char name[PATH_MAX];
         char probe[PATH_MAX];
     } said = { -1, 0, "", "", "", "" };
+    int said_ints[2];
+    char *said_strs[] = { said.map, said.node, said.name, said.probe };
+    const size_t said_caps[] = { sizeof(said.map), sizeof(said.node), sizeof(said.name),
+        sizeof(said.probe)
+    };
     int fd_probe = -1;
     ADIOI_BBFS_Server *s = NULL;
     if (s_rank(fd) == 0) {
@@ -349,7 +354,11 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
             memcpy(said.node, s->node_addr, sizeof(said.node));
         }
     }
-    MPI_Bcast(&said, sizeof(said), MPI_BYTE, 0, fd->comm);
+    said_ints[0] = said.live;
+    said_ints[1] = said.node_found;
+    ADIOI_BBFS_Bcast_said(fd->comm, said_ints, 2, said_strs, said_caps, 4);
+    said.live = said_ints[0];
+    said.node_found = said_ints[1];
     if (said.live == 0 && !force && one_host)
         return;
     if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe, bf->hints.logdir))
