@@ -233,6 +233,12 @@ check_PROGRAMS += %reldir%/t_atomic_switch
 TESTS += %reldir%/t_atomic_switch.mpi
 EXTRA_DIST += %reldir%/t_atomic_switch.mpi
 
+check_PROGRAMS += %reldir%/t_close_reopen_self
+%canon_reldir%_t_close_reopen_self_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_close_reopen_self_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_close_reopen_self.mpi
+EXTRA_DIST += %reldir%/t_close_reopen_self.mpi
+
 check_PROGRAMS += %reldir%/t_info
 %canon_reldir%_t_info_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_info_LDADD = $(MPIIO_TEST_LDADD)

@@ -3,8 +3,10 @@
  * replayed, then every log is removed, then the manifests.  A crash at any
  * point leaves either sessions to replay again, whole, or marked ones whose
  * leftovers the next open or bbfs-replay removes (docs/reliability.md,
- * crash matrix).  Process 0 then tells the map's server which sessions'
- * bytes are in the file now.
+ * crash matrix).  Process 0 tells the map's server which sessions' bytes
+ * are in the file now before any log goes, and every process waits for
+ * that: a process out of the close first, opening the file again on its
+ * own, would otherwise be sent by the map to logs already removed.
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -63,6 +65,7 @@ static void remove_manifest_only(ADIOI_BBFS_File * bf, ADIOI_BBFS_Pending * p, i
     logfs_fault("replayed");    /* (kill only) in the file, and the logs in memory */
     if (rank != 0)
         return;
+    ADIOI_BBFS_Server_replayed(bf);
     if (!ADIOI_BBFS_Manifest_held(bf))  /* (nobody made one, nor the canary) */
         return;
     remove_manifests(bf, p, 1);
@@ -105,8 +108,10 @@ static void remove_replayed(ADIO_File fd, ADIOI_BBFS_Pending * p, struct logfs_m
     int canary = rank == 0 && with_own && bf->lazy && ADIOI_BBFS_Manifest_held(bf);
     if (rank == 0 && !marked)
         remove_manifests(bf, p, with_own);
+    if (rank == 0)
+        ADIOI_BBFS_Server_replayed(bf);
     logfs_fault("marked");      /* (kill only) */
-    MPI_Barrier(fd->comm);
+    MPI_Barrier(fd->comm);      /* (the map told, before any log goes) */
     int failed = 0, any_failed;
     for (int i = 0, at = 0; i < p->n; at += (int) m[i].nwriters, i++)
         failed += ADIOI_BBFS_Manifest_remove_logs(&m[i], far + at, rank, nprocs,
@@ -157,7 +162,7 @@ void ADIOI_BBFS_Pending_remove_parsed(ADIO_File fd, ADIOI_BBFS_Pending * p,
 {
     int rank;
     MPI_Comm_rank(fd->comm, &rank);
-    remove_replayed(fd, p, m, with_own);
     if (rank == 0)
         note_replayed(ADIOI_BBFS_Private(fd), p, m, with_own);
+    remove_replayed(fd, p, m, with_own);
 }
