@@ -703,7 +703,7 @@ int ADIOI_BBFS_Agree_error_with(MPI_Comm comm, const char *myname, int err, uint
 /* Process 0's ints and strings to every process (strs[i] holds caps[i]
  * bytes everywhere), in one small broadcast while the strings fit in 1 KiB,
  * and a second one after it only when they do not.  Collective. */
-void ADIOI_BBFS_Bcast_said(MPI_Comm comm, int *ints, int nints, char *const *strs,
+void ADIOI_BBFS_Bcast_said(MPI_Comm comm, int *const *ints, int nints, char *const *strs,
                            const size_t * caps, int nstrs);
 /* The error of a process whose call failed on process rank (err_class there). */
 int ADIOI_BBFS_Err_elsewhere(const char *myname, int err_class, int rank);

@@ -106,7 +106,7 @@ int ADIOI_BBFS_Err_log_io(const char *myname, int line, int code, const char *ms
  * their user ids.) */
 enum { SAID_INTS = 4, SAID_INLINE = 1024 };
 
-void ADIOI_BBFS_Bcast_said(MPI_Comm comm, int *ints, int nints, char *const *strs,
+void ADIOI_BBFS_Bcast_said(MPI_Comm comm, int *const *ints, int nints, char *const *strs,
                            const size_t * caps, int nstrs)
 {
     struct {
@@ -123,7 +123,8 @@ void ADIOI_BBFS_Bcast_said(MPI_Comm comm, int *ints, int nints, char *const *str
         said.total = 0;
         for (int i = 0; i < nstrs; i++)
             said.total += (int) strnlen(strs[i], caps[i] - 1) + 1;
-        memcpy(said.ints, ints, sizeof(int) * nints);
+        for (int i = 0; i < nints; i++)
+            said.ints[i] = *ints[i];
         all = said.total <= SAID_INLINE ? said.text : ADIOI_Malloc(said.total);
         for (int i = 0, at = 0; i < nstrs; i++) {
             size_t l = strnlen(strs[i], caps[i] - 1);
@@ -134,7 +135,8 @@ void ADIOI_BBFS_Bcast_said(MPI_Comm comm, int *ints, int nints, char *const *str
     }
     MPI_Bcast(&said, (int) sizeof(said), MPI_BYTE, 0, comm);
     if (rank != 0) {
-        memcpy(ints, said.ints, sizeof(int) * nints);
+        for (int i = 0; i < nints; i++)
+            *ints[i] = said.ints[i];
         all = said.total <= SAID_INLINE ? said.text : ADIOI_Malloc(said.total);
     }
     if (said.total > SAID_INLINE)

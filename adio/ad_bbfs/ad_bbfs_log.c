@@ -477,10 +477,9 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         /* (a failed replay keeps the logs, as files: the next open's) */
         if (err != MPI_SUCCESS)
             err = write_out(bf, err);
+        /* (the removal tells the map first: ad_bbfs_pending_remove.c) */
         if (closing && err == MPI_SUCCESS)
             err = ADIOI_BBFS_Pending_remove(fd, &p, 1);
-        if (err == MPI_SUCCESS)
-            ADIOI_BBFS_Server_replayed(bf);     /* the map's bytes are in the file now */
         *error_code = err;
     }
     if (bf->writer)             /* (replayed from memory: nothing to keep) */
@@ -577,10 +576,11 @@ void ADIOI_BBFS_Log_flush_to_canonical(ADIO_File fd, int *error_code)
     if (!bf->metalogs)
         return;
     log_finish(fd, FINISH_REPLAY_NOW, error_code);
-    /* Process 0 removes the replayed sessions' manifests and tells their
-     * map after the replay's last collective: nobody reads before it has
-     * (a read would ask the map for logs that are gone).  set_atomicity
-     * and a shrinking set_size are rare calls. */
+    /* Process 0 removes the replayed sessions' manifests after the
+     * replay's last collective, and a session replayed from memory makes
+     * no collective at all to tell its map: nobody reads before process 0
+     * is done (a read would ask the map for logs that are gone).
+     * set_atomicity and a shrinking set_size are rare calls. */
     MPI_Barrier(fd->comm);
     if (*error_code == MPI_SUCCESS && bf->log_writes && !bf->write_through)
         log_start(fd, MPI_SUCCESS, error_code);

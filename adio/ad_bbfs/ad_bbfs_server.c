@@ -326,7 +326,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
         char name[PATH_MAX];
         char probe[PATH_MAX];
     } said = { -1, 0, "", "", "", "" };
-    int said_ints[2];
+    int *said_ints[] = { &said.live, &said.node_found };
     char *said_strs[] = { said.map, said.node, said.name, said.probe };
     const size_t said_caps[] = { sizeof(said.map), sizeof(said.node), sizeof(said.name),
         sizeof(said.probe)
@@ -354,11 +354,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
             memcpy(said.node, s->node_addr, sizeof(said.node));
         }
     }
-    said_ints[0] = said.live;
-    said_ints[1] = said.node_found;
     ADIOI_BBFS_Bcast_said(fd->comm, said_ints, 2, said_strs, said_caps, 4);
-    said.live = said_ints[0];
-    said.node_found = said_ints[1];
     if (said.live == 0 && !force && one_host)
         return;
     if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe, bf->hints.logdir))
