@@ -62,10 +62,10 @@ static ucs_status_t on_reply(void *arg, const void *header, size_t header_length
 /* Progress until done() or the deadline; sleeps in poll between events. */
 static int wait_until(struct bbs_client *c, double deadline, int (*done)(struct bbs_client *))
 {
-    /* Poll only where replies come that fast (shared memory on the node):
-     * over TCP a reply takes 100 us or more, and polling for it took CPU
-     * the other clients and the server needed (8 clients: 34k -> 24k
-     * messages/s).  After 32 misses in a row, every 32nd call tries again. */
+    /* Poll for the reply (yielding) before sleeping: a caller inside an MPI
+     * call has nothing else to do, as MPI's own waits poll.  A reply that
+     * keeps outlasting the poll (a slow request, a busy server) stops it:
+     * after 32 misses in a row, every 32nd call tries again. */
     int spin = c->spin > 0 && (c->misses < 32 || ++c->calls % 32 == 0);
     double spin_end = spin ? bbs_now() + c->spin : 0;
     for (;;) {
@@ -236,17 +236,18 @@ int bbs_client_call(struct bbs_client *c, const struct bbs_buf *req, struct bbs_
 }
 
 /* How long a caller polls for its reply before it sleeps: BBFS_SERVER_SPIN_US
- * microseconds (default 20, 0: never).  Bounded, as the caller has nothing
- * else to do meanwhile and the server may need the core: one client on
- * loopback, 145-174k one-range messages/s and p99 39-78 us at 20, against
- * 8-12k and 400-800 us sleeping at once. */
+ * microseconds (default 250, 0: never).  Over shared memory a reply comes
+ * in about 5 us; across nodes (TCP) in 30-150 us, and a sleeping thread
+ * takes about 40 us more to wake on this kind of VM.  Across 2 emulated
+ * nodes, 16 writes and an allreduce a round under causal (an attach per
+ * round), 4 processes: 0.33 s at 250-300 against 0.41 s at 20 (docs/bbserver.md). */
 static double client_spin(void)
 {
     const char *v = getenv("BBFS_SERVER_SPIN_US");
     char *end;
-    double us = v && *v ? strtod(v, &end) : 20;
+    double us = v && *v ? strtod(v, &end) : 250;
     if (v && *v && (*end || us < 0 || us > 1e6))
-        us = 20;
+        us = 250;
     return us * 1e-6;
 }
 
