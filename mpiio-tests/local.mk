@@ -209,6 +209,14 @@ check_PROGRAMS += %reldir%/t_shared_fp
 TESTS += %reldir%/t_shared_fp.mpi
 EXTRA_DIST += %reldir%/t_shared_fp.mpi
 
+check_PROGRAMS += %reldir%/t_shared_fp_close
+%canon_reldir%_t_shared_fp_close_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_shared_fp_close_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_shared_fp_close.mpi %reldir%/t_shared_fp_close_remote.mpi \
+    %reldir%/t_shared_fp_close_never.mpi
+EXTRA_DIST += %reldir%/t_shared_fp_close.mpi %reldir%/t_shared_fp_close_remote.mpi \
+    %reldir%/t_shared_fp_close_never.mpi
+
 check_PROGRAMS += %reldir%/t_nonblocking
 %canon_reldir%_t_nonblocking_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_nonblocking_LDADD = $(MPIIO_TEST_LDADD)

@@ -43,6 +43,11 @@ void ADIOI_BBFS_Close(ADIO_File fd, int *error_code)
     ADIOI_BBFS_FREE(bf->replayed);
     ADIOI_BBFS_FREE(bf->canonical);
     ADIOI_BBFS_File_free(bf);
+    /* (the shared pointer's name this driver made, where MPI_File_close
+     * did not free it: a lower driver without shared pointers, or a close
+     * from ADIO_Open after another process's open failed) */
+    ADIOI_BBFS_FREE(fd->shared_fp_fname);
+    fd->shared_fp_fname = NULL;
     fd->fs_ptr = NULL;
     fd->fd_sys = -1;
 }

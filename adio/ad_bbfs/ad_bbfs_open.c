@@ -81,6 +81,26 @@ static void free_private(ADIO_File fd)
     fd->fs_ptr = NULL;
 }
 
+/* The shared file pointer's file, a hidden file beside the file as ROMIO
+ * names it, but from the session's id, which every process has from the
+ * open's agreement: ROMIO then broadcasts no name of its own
+ * (romio-driver-shfp-name.patch; two collectives per open).  A name too
+ * long is left to ROMIO, which reports it. */
+static void name_shared_fp(ADIO_File fd, uint64_t id)
+{
+    const char *slash = strrchr(fd->filename, '/');
+    int dir = slash ? (int) (slash + 1 - fd->filename) : 0;
+    char *name = ADIOI_Malloc(PATH_MAX);
+    int n = snprintf(name, PATH_MAX, "%.*s.%s.shfp.%016llx", dir, fd->filename,
+                     fd->filename + dir, (unsigned long long) id);
+
+    if (n < 0 || n >= PATH_MAX) {
+        ADIOI_Free(name);
+        return;
+    }
+    fd->shared_fp_fname = name;
+}
+
 void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -158,6 +178,8 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         goto fn_fail;
     }
     ADIOI_BBFS_Sync_join(bf);
+    if (!(access_mode & ADIO_DELETE_ON_CLOSE))  /* (a scratch file has no shared pointer) */
+        name_shared_fp(fd, bf->file_id);
     bf->times.open += MPI_Wtime() - t0;
     return;
 

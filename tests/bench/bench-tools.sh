@@ -97,11 +97,16 @@ check "call-cost: every case timed, the open's collectives counted in both modes
 # 17 against 12 in the steady state (5 more; the issue's goal is 2).  The
 # lower file's open then stopped agreeing its errors (bbfs's next
 # agreement does, or ADIO_Open's): the open 16 against 12, read-only 12
-# against 11, coll8 23.  Lower these limits as the counts come down.
-check "call-cost: bbfs makes no more collectives than counted in session 50" \
-    awk '$1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF + 1 { r++ }
-         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 4 { o++ }
-         $1 == "coll8" && $(NF-2) <= 23 { c++ }
+# against 11, coll8 23.  Session 52: the shared pointer's file named from
+# the session's id at the open (romio-driver-shfp-name.patch: no broadcast
+# of the name, 2 fewer) and no barrier of MPI_File_close's before a close
+# that orders the processes itself (ADIO_CLOSE_ORDERS, 1 fewer): the open
+# 13 against 12, read-only 10 against 11, coll8 20.  Lower these limits as
+# the counts come down.
+check "call-cost: bbfs makes no more collectives than counted in session 52" \
+    awk '$1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF - 1 { r++ }
+         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 1 { o++ }
+         $1 == "coll8" && $(NF-2) <= 20 { c++ }
          $1 == "readall8" && $NF > 0 && $(NF-2) <= $NF { a++ }
          END { exit !(r == 1 && o == 1 && c == 1 && a == 1) }' "$work/call-cost.out"
 # ior-pattern: IOR's patterns, every case's write and read phase timed
