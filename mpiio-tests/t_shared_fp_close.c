@@ -2,12 +2,13 @@
  * the pointer away from the others: the last process writes one record
  * through the shared pointer and closes at once (not process 0, which
  * waits for the others in any collective rooted at it); the others write
- * theirs 0.3 s later.  ROMIO deletes the pointer's file at the close, after a barrier;
- * where bbfs's close orders the processes itself, MPI_File_close makes no
- * barrier and deletes the file after the driver's close
- * (romio-release-at-close.patch).  Were the file deleted while the others
- * had not yet used it, their pointer would start again at 0 and one record
- * would land on the first one's: the file would hold nprocs - 1 records. */
+ * theirs 0.3 s later.  ROMIO deletes the pointer's file at the close, after
+ * a barrier.  Were the file deleted while the others had not yet used it,
+ * their pointer would start again at 0 and one record would land on the
+ * first one's: the file would hold nprocs - 1 records.  (It did, in
+ * session 52, where MPI_File_close left that barrier to a driver that said
+ * its close ordered the processes and under bbfs_force_remote and
+ * bbfs_replay never did not: the _never spec.) */
 #include "testlib.h"
 #include <string.h>
 #include <unistd.h>

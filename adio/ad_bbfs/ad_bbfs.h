@@ -100,6 +100,9 @@ typedef struct ADIOI_BBFS_File {
     char **metalogs;            /* metalog path of every writer, by rank */
     int ids_alike;              /* every process's host and bbfs_logdir are the same
                                  * (agreed at open): each names the others' logs */
+    int names_alike;            /* every process opened the file by the same name
+                                 * (agreed at open): each names the shared pointer's
+                                 * file alike, with no broadcast */
     char **servers;             /* by rank: its node's bbserver ("": none), for replays
                                  * by processes that cannot open its logs */
     struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */

@@ -4,8 +4,7 @@
  * file through ADIO_Open), every process takes part in a resize, and a
  * collective access may make no communication (a logged write does not:
  * ROMIO's ordered calls then keep processes together with a barrier of
- * their own, adio/mpich-patches/romio-unsynced-collectives.patch), and a
- * close that replays orders the processes itself.
+ * their own, adio/mpich-patches/romio-unsynced-collectives.patch).
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
@@ -23,15 +22,5 @@ int ADIOI_BBFS_Feature(ADIO_File fd, int flag)
      * between processes would leave some in the barrier.) */
     if (flag == ADIO_UNSYNCED_COLL)
         return 1;
-    /* A logging handle of several processes whose close replays makes
-     * every process wait for all of them there (the pending sessions'
-     * take, ADIOI_BBFS_Pending_take, gathers from each): MPI_File_close
-     * then makes no barrier first (romio-release-at-close.patch).  Alike
-     * on every process: the hints and the logs' start are agreed at open,
-     * and so is a mid-session restart's failure. */
-    if (flag == ADIO_CLOSE_ORDERS)
-        return bf->metalogs && bf->nwriters > 1
-            && (bf->hints.replay == ADIOI_BBFS_REPLAY_ON_CLOSE
-                || bf->hints.replay == ADIOI_BBFS_REPLAY_ON_SYNC);
     return ADIO_Feature(bf->lower, flag);
 }

@@ -81,11 +81,17 @@ static void free_private(ADIO_File fd)
     fd->fs_ptr = NULL;
 }
 
+#ifndef ADIOI_SHFP_FNAME_KEEPS_DRIVERS
+#error "ROMIO lacks adio/mpich-patches/romio-driver-shfp-name.patch"
+#endif
+
 /* The shared file pointer's file, a hidden file beside the file as ROMIO
  * names it, but from the session's id, which every process has from the
  * open's agreement: ROMIO then broadcasts no name of its own
- * (romio-driver-shfp-name.patch; two collectives per open).  A name too
- * long is left to ROMIO, which reports it. */
+ * (romio-driver-shfp-name.patch; two collectives per open).  Only where
+ * every process opened the file by the same name (agreed there too): so
+ * the names, and whether each fits, are alike.  A name too long is left
+ * to ROMIO, which reports it. */
 static void name_shared_fp(ADIO_File fd, uint64_t id)
 {
     const char *slash = strrchr(fd->filename, '/');
@@ -178,7 +184,8 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         goto fn_fail;
     }
     ADIOI_BBFS_Sync_join(bf);
-    if (!(access_mode & ADIO_DELETE_ON_CLOSE))  /* (a scratch file has no shared pointer) */
+    /* (not for ROMIO's own scratch files: the shared pointer's, nested) */
+    if (bf->names_alike && !(access_mode & ADIO_DELETE_ON_CLOSE))
         name_shared_fp(fd, bf->file_id);
     bf->times.open += MPI_Wtime() - t0;
     return;

@@ -18,6 +18,7 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "../../logfs/coding.h"
 #include "../../logfs/fault.h"
 #include "../../logfs/manifest.h"
 #include "../../logfs/sessions.h"
@@ -372,8 +373,12 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
 
 /* The open's one reduction (MAX), of uint64s: every process's hint check
  * (complemented: MAX of those is MIN of them), the error key of the
- * lowest failing process, and process 0's findings (open_state). */
-enum { AGREE_ERR = ADIOI_BBFS_HINT_CHECK, AGREE_STATE, AGREE_N = AGREE_STATE + 7 };
+ * lowest failing process, process 0's findings (open_state), and a hash of
+ * the name each process opened the file by, and its complement (MPI lets
+ * processes name one file differently: a link; ROMIO broadcast process
+ * 0's name of the shared pointer's file). */
+enum { AGREE_ERR = ADIOI_BBFS_HINT_CHECK, AGREE_STATE, AGREE_NAME = AGREE_STATE + 7,
+    AGREE_NAME_NOT, AGREE_N };
 
 /* Hints, process 0's findings and everyone's errors in one collective (an
  * open's collectives cost 0.1-0.3 ms each where processes share cores).
@@ -396,6 +401,8 @@ static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pend
         open_state(bf, p, hdr);
     for (int i = 0; i < 7; i++)
         mine[AGREE_STATE + i] = (uint64_t) hdr[i];
+    mine[AGREE_NAME] = logfs_fnv_str(LOGFS_FNV_START, fd->filename);
+    mine[AGREE_NAME_NOT] = ~mine[AGREE_NAME];
     int rc = MPI_Allreduce(mine, all, AGREE_N, MPI_UINT64_T, MPI_MAX, fd->comm);
     if (rc != MPI_SUCCESS)
         return ADIOI_BBFS_Err_peer_lost(myname, rc);
@@ -410,6 +417,7 @@ static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pend
     /* (the server facts' host and bbfs_logdir hashes: least == greatest) */
     bf->ids_alike = bf->server_facts[0] == ~bf->server_facts[1]
         && bf->server_facts[2] == ~bf->server_facts[3];
+    bf->names_alike = all[AGREE_NAME] == ~all[AGREE_NAME_NOT];
     for (int i = 0; i < 7; i++)
         hdr[i] = (long long) all[AGREE_STATE + i];
     take_state(bf, fd->comm, rank, hdr, p);

@@ -99,14 +99,12 @@ check "call-cost: every case timed, the open's collectives counted in both modes
 # agreement does, or ADIO_Open's): the open 16 against 12, read-only 12
 # against 11, coll8 23.  Session 52: the shared pointer's file named from
 # the session's id at the open (romio-driver-shfp-name.patch: no broadcast
-# of the name, 2 fewer) and no barrier of MPI_File_close's before a close
-# that orders the processes itself (ADIO_CLOSE_ORDERS, 1 fewer): the open
-# 13 against 12, read-only 10 against 11, coll8 20.  Lower these limits as
-# the counts come down.
+# of the name, 2 fewer): the open 14 against 12 (issue 32's goal), read-only
+# 10 against 11, coll8 21.  Lower these limits as the counts come down.
 check "call-cost: bbfs makes no more collectives than counted in session 52" \
     awk '$1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF - 1 { r++ }
-         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 1 { o++ }
-         $1 == "coll8" && $(NF-2) <= 20 { c++ }
+         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 2 { o++ }
+         $1 == "coll8" && $(NF-2) <= 21 { c++ }
          $1 == "readall8" && $NF > 0 && $(NF-2) <= $NF { a++ }
          END { exit !(r == 1 && o == 1 && c == 1 && a == 1) }' "$work/call-cost.out"
 # ior-pattern: IOR's patterns, every case's write and read phase timed
