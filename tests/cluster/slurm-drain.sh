@@ -97,7 +97,10 @@ cmp -s "$work/ref.dat" "$f" && ok "the drained file equals ufs:'"'"'s" || fail "
 
 # 3. scancel during the drain; the next job finishes it
 f=$work/cancelled.dat
-script doomed node0 "export BBFS_DRAIN_RATE=0.05
+# (0.01 MB/s: the 0.5 MiB take 50 s, so the drain is still running when
+# the server is killed below, after the scancel has taken effect; at 0.05
+# (10 s) a cold CI run's busy machine let it finish first, once)
+script doomed node0 "export BBFS_DRAIN_RATE=0.01
 srun $prog bbfs:$f background draining
 sleep 600  # cancelled before it ends"
 id=$(sbatch --parsable "$work/doomed.sh")
