@@ -99,7 +99,7 @@ cmp -s "$work/ref.dat" "$f" && ok "the drained file equals ufs:'"'"'s" || fail "
 f=$work/cancelled.dat
 # (0.01 MB/s: the 0.5 MiB take 50 s, so the drain is still running when
 # the server is killed below, after the scancel has taken effect; at 0.05
-# (10 s) a cold CI run's busy machine let it finish first, once)
+# (10 s) the busy machine of a cold CI run let it finish first, once)
 script doomed node0 "export BBFS_DRAIN_RATE=0.01
 srun $prog bbfs:$f background draining
 sleep 600  # cancelled before it ends"
