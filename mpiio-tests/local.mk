@@ -217,6 +217,12 @@ TESTS += %reldir%/t_shared_fp_close.mpi %reldir%/t_shared_fp_close_remote.mpi \
 EXTRA_DIST += %reldir%/t_shared_fp_close.mpi %reldir%/t_shared_fp_close_remote.mpi \
     %reldir%/t_shared_fp_close_never.mpi
 
+check_PROGRAMS += %reldir%/t_names
+%canon_reldir%_t_names_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_t_names_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_names.mpi %reldir%/t_names_remote.mpi
+EXTRA_DIST += %reldir%/t_names.mpi %reldir%/t_names_remote.mpi
+
 check_PROGRAMS += %reldir%/t_nonblocking
 %canon_reldir%_t_nonblocking_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_nonblocking_LDADD = $(MPIIO_TEST_LDADD)

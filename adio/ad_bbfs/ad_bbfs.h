@@ -103,6 +103,7 @@ typedef struct ADIOI_BBFS_File {
     int names_alike;            /* every process opened the file by the same name
                                  * (agreed at open): each names the shared pointer's
                                  * file alike, with no broadcast */
+    int name_linked;            /* process 0's name was a symbolic link (agreed at open) */
     char **servers;             /* by rank: its node's bbserver ("": none), for replays
                                  * by processes that cannot open its logs */
     struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */
@@ -733,6 +734,10 @@ int ADIOI_BBFS_Lower_guess(const char *name, int *fstype, ADIOI_Fns ** ops, cons
 int ADIOI_BBFS_Lower_learn(ADIO_File lo, const char *name, int guessed, int *fstype,
                            ADIOI_Fns ** ops);
 int ADIOI_BBFS_Name_has_prefix(const char *name);
+/* The name bbfs keeps a file's sessions beside: @p path (no prefix) with
+ * the symbolic links of its last component followed (*linked: it had
+ * one); ADIOI_Free it. */
+char *ADIOI_BBFS_Canonical_path(const char *path, int *linked);
 void ADIOI_BBFS_Resolve_as(int fstype, const char *name, ADIOI_Fns ** ops, const char **path,
                            int *error_code);
 ADIO_File ADIOI_BBFS_Lower_begin(ADIO_File fd);

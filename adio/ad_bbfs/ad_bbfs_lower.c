@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
+#include <limits.h>
+#include <unistd.h>
 
 /* ROMIO's open gathers every process's host name (for its aggregators'
  * list) and keeps the list on the communicator the user gave, so that the
@@ -352,4 +355,47 @@ int ADIOI_BBFS_Lower_learn(ADIO_File lo, const char *name, int guessed, int *fst
     *fstype = found;
     *ops = found_ops;
     return wrong;
+}
+
+/* MPI lets processes name one file by different strings, and a later job
+ * may use yet another.  bbfs keeps a file's sessions beside its name
+ * (logfs_sessions_dir), so a name that is a symbolic link would put them
+ * beside the link: processes opening by the file's own name would not see
+ * them.  The canonical name follows the links of the last component; links
+ * among the directories need nothing, since a name beside the file's
+ * resolves through them to the same directory.  (A hard link is not seen:
+ * docs/consistency.md.)  A link to a file not made yet (an open that
+ * creates it) is followed by hand, as realpath() cannot. */
+char *ADIOI_BBFS_Canonical_path(const char *path, int *linked)
+{
+    struct stat st;
+    char cur[PATH_MAX], target[PATH_MAX];
+
+    *linked = 0;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return ADIOI_Strdup(path);
+    *linked = 1;
+    if (realpath(path, cur))
+        return ADIOI_Strdup(cur);
+    snprintf(cur, sizeof cur, "%s", path);
+    for (int hops = 0; hops < 40; hops++) {
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0)
+            break;
+        target[n] = '\0';
+        if (target[0] == '/')
+            snprintf(cur, sizeof cur, "%s", target);
+        else {
+            const char *dir;
+            size_t len = dir_of(cur, &dir);
+            char joined[PATH_MAX];
+            if (snprintf(joined, sizeof joined, "%.*s/%s", (int) len, dir, target)
+                >= (int) sizeof joined)
+                break;
+            memcpy(cur, joined, sizeof cur);
+        }
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+    }
+    return ADIOI_Strdup(cur);
 }

@@ -378,12 +378,13 @@ int ADIOI_BBFS_Pending_replay(ADIO_File fd, ADIO_File lo, ADIOI_BBFS_Pending * p
  * processes name one file differently: a link; ROMIO broadcast process
  * 0's name of the shared pointer's file). */
 enum { AGREE_ERR = ADIOI_BBFS_HINT_CHECK, AGREE_STATE, AGREE_NAME = AGREE_STATE + 7,
-    AGREE_NAME_NOT, AGREE_N };
+    AGREE_NAME_NOT, AGREE_LINKED, AGREE_N };
 
 /* Hints, process 0's findings and everyone's errors in one collective (an
  * open's collectives cost 0.1-0.3 ms each where processes share cores).
  * err: this process's failure; the outcome is alike everywhere. */
-static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pending * p)
+static int agree_open(ADIO_File fd, const char *myname, int err, int linked,
+                      ADIOI_BBFS_Pending * p)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     uint64_t mine[AGREE_N], all[AGREE_N];
@@ -403,6 +404,7 @@ static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pend
         mine[AGREE_STATE + i] = (uint64_t) hdr[i];
     mine[AGREE_NAME] = logfs_fnv_str(LOGFS_FNV_START, fd->filename);
     mine[AGREE_NAME_NOT] = ~mine[AGREE_NAME];
+    mine[AGREE_LINKED] = (uint64_t) linked;
     int rc = MPI_Allreduce(mine, all, AGREE_N, MPI_UINT64_T, MPI_MAX, fd->comm);
     if (rc != MPI_SUCCESS)
         return ADIOI_BBFS_Err_peer_lost(myname, rc);
@@ -418,6 +420,7 @@ static int agree_open(ADIO_File fd, const char *myname, int err, ADIOI_BBFS_Pend
     bf->ids_alike = bf->server_facts[0] == ~bf->server_facts[1]
         && bf->server_facts[2] == ~bf->server_facts[3];
     bf->names_alike = all[AGREE_NAME] == ~all[AGREE_NAME_NOT];
+    bf->name_linked = all[AGREE_LINKED] != 0;
     for (int i = 0; i < 7; i++)
         hdr[i] = (long long) all[AGREE_STATE + i];
     take_state(bf, fd->comm, rank, hdr, p);
@@ -429,7 +432,7 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
     static char myname[] = "ADIOI_BBFS_OPEN_PREPARE";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     ADIOI_BBFS_Pending p;
-    int rank, err = MPI_SUCCESS;
+    int rank, err = MPI_SUCCESS, linked = 0;
     const char *lower_path = NULL;
     int explicit_lower = ADIOI_BBFS_Name_has_prefix(fd->filename);
 
@@ -450,20 +453,23 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         if (!explicit_lower && bf->lower_learn != 2)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &ops, &path, &err);
         if (err == MPI_SUCCESS) {
-            bf->canonical = ADIOI_Strdup(lower_path);
+            bf->canonical = ADIOI_BBFS_Canonical_path(lower_path, &linked);
             bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
             err = ADIOI_BBFS_Pending_find(bf, 0, &p);
         }
     }
     /* Every process takes the reduction, also one that failed, so that no
      * process waits in it for one that gave up. */
-    *error_code = agree_open(fd, myname, err, &p);
+    *error_code = agree_open(fd, myname, err, linked, &p);
     if (*error_code == MPI_SUCCESS && rank != 0) {
         if (!explicit_lower)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &bf->lower_ops, &lower_path,
                                   error_code);
-        if (*error_code == MPI_SUCCESS)
+        /* (only process 0 looks at its name, where all names are alike) */
+        if (*error_code == MPI_SUCCESS && bf->names_alike && !bf->name_linked)
             bf->canonical = ADIOI_Strdup(lower_path);
+        else if (*error_code == MPI_SUCCESS)
+            bf->canonical = ADIOI_BBFS_Canonical_path(lower_path, &linked);
     }
     bf->others_live = p.others;
     /* A session claimed by someone else meanwhile is being replayed, or
