@@ -9,8 +9,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Every key of `want` is in `have` with the same value. */
-static void expect_superset(MPI_Info have, MPI_Info want, const char *what)
+/* Every key of `want` is in `have` with the same value; with `reopened`,
+ * but for bbfs_map_server, which is not a hint but what this handle found
+ * at its open: a map server, or "unconnected" for a read-only handle that
+ * connects at its first need where its open found no other session of the
+ * file.  Across nodes, an open right after a close can still find the
+ * closed handle's session on its way out (a cold CI run did, once), and
+ * the next open does not. */
+static void expect_superset(MPI_Info have, MPI_Info want, int reopened, const char *what)
 {
     char key[MPI_MAX_INFO_KEY + 1], v1[MPI_MAX_INFO_VAL + 1], v2[MPI_MAX_INFO_VAL + 1];
     int nkeys, flag;
@@ -18,6 +24,8 @@ static void expect_superset(MPI_Info have, MPI_Info want, const char *what)
     MPI_Info_get_nkeys(want, &nkeys);
     for (int k = 0; k < nkeys; k++) {
         MPI_Info_get_nthkey(want, k, key);
+        if (reopened && !strcmp(key, "bbfs_map_server"))
+            continue;
         MPI_Info_get(want, key, MPI_MAX_INFO_VAL, v1, &flag);
         MPI_Info_get(have, key, MPI_MAX_INFO_VAL, v2, &flag);
         TL_CHECK(flag, "%s: key %s=%s is gone", what, key, v1);
@@ -56,7 +64,7 @@ static int round_trip(const char *name, int amode, MPI_Info given, const char *w
     snprintf(msg, sizeof(msg), "%s: set_info(get_info)", what);
     TL_MPI(MPI_File_set_info(fh, first));
     again = info_of(fh);
-    expect_superset(again, first, msg);
+    expect_superset(again, first, 0, msg);
     MPI_Info_free(&again);
 
     /* set_info key by key */
@@ -77,7 +85,7 @@ static int round_trip(const char *name, int amode, MPI_Info given, const char *w
     snprintf(msg, sizeof(msg), "%s: open(get_info)", what);
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, amode & ~MPI_MODE_EXCL, first, &fh));
     again = info_of(fh);
-    expect_superset(again, first, msg);
+    expect_superset(again, first, 1, msg);
     MPI_Info_free(&again);
     TL_MPI(MPI_File_close(&fh));
 
