@@ -100,11 +100,14 @@ check "call-cost: every case timed, the open's collectives counted in both modes
 # against 11, coll8 23.  Session 52: the shared pointer's file named from
 # the session's id at the open (romio-driver-shfp-name.patch: no broadcast
 # of the name, 2 fewer): the open 14 against 12 (issue 32's goal), read-only
-# 10 against 11, coll8 21.  Lower these limits as the counts come down.
-check "call-cost: bbfs makes no more collectives than counted in session 52" \
+# 10 against 11, coll8 21.  Session 53: a logging open's outcome, agreed
+# by the logs' start, is not agreed again by ADIO_Open (ADIOI_Open_agreed,
+# romio-nested-open.patch): the open 13 against 12, coll8 20.  Lower these
+# limits as the counts come down.
+check "call-cost: bbfs makes no more collectives than counted in session 53" \
     awk '$1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF - 1 { r++ }
-         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 2 { o++ }
-         $1 == "coll8" && $(NF-2) <= 21 { c++ }
+         $1 == "open" && $NF > 0 && $(NF-2) <= $NF + 1 { o++ }
+         $1 == "coll8" && $(NF-2) <= 20 { c++ }
          $1 == "readall8" && $NF > 0 && $(NF-2) <= $NF { a++ }
          END { exit !(r == 1 && o == 1 && c == 1 && a == 1) }' "$work/call-cost.out"
 # ior-pattern: IOR's patterns, every case's write and read phase timed
