@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,44 @@ size_t logfs_name_prefix_len(const char *name)
 #define SUFFIX ".manifest"
 /* A manifest is a few lines per writer; anything this large is not one. */
 #define MANIFEST_MAX ((off_t)1 << 28)
+
+static int copy_name(const char *src, char *out, size_t len)
+{
+    size_t n = strlen(src);
+    if (n + 1 > len)
+        return -1;
+    memcpy(out, src, n + 1);
+    return 0;
+}
+
+int logfs_canonical_name(const char *path, char *out, size_t len)
+{
+    struct stat st;
+    char cur[PATH_MAX], target[PATH_MAX], joined[2 * PATH_MAX];
+
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return copy_name(path, out, len);
+    if (realpath(path, cur))
+        return copy_name(cur, out, len) ? -1 : 1;
+    if (copy_name(path, cur, sizeof cur))
+        return -1;
+    for (int hops = 0; hops < 40; hops++) {     /* (Linux's own limit) */
+        ssize_t n = readlink(cur, target, sizeof target - 1);
+        if (n < 0)
+            break;
+        target[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        if (target[0] == '/' || !slash)
+            snprintf(joined, sizeof joined, "%s", target);
+        else
+            snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - cur), cur, target);
+        if (copy_name(joined, cur, sizeof cur))
+            return -1;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            break;
+    }
+    return copy_name(cur, out, len) ? -1 : 1;
+}
 
 int logfs_sessions_dir(const char *path, char *out, size_t len)
 {

@@ -45,6 +45,18 @@ extern "C" {
  * driver and bbfs-replay both read names by it. */
 size_t logfs_name_prefix_len(const char *name);
 
+/* The name a file's sessions are kept beside: @p path with the symbolic
+ * links of its last component followed (realpath's answer where the file
+ * exists, else the links followed by hand: a link to a file an open is
+ * about to create).  Links among the directories need nothing: a name
+ * beside the file resolves through them to the same directory.  MPI lets
+ * the processes of one open name the file by different strings, and a
+ * later job may open it through a link; each name must lead to the same
+ * sessions.  (A hard link cannot be told from the file: not followed.)
+ * @return 1 if @p path was a link, 0 if not (@p out holds @p path), -1 if
+ * @p out is too small. */
+int logfs_canonical_name(const char *path, char *out, size_t len);
+
 /* "dir/.base.bbfs" for canonical file @p path.  @return 0, or -1 if @p out is too small */
 int logfs_sessions_dir(const char *path, char *out, size_t len);
 

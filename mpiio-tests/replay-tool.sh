@@ -133,6 +133,15 @@ check "a corrupt metalog makes the replay fail" test "$rc" = 1
 check "the failure names the damage" grep -q "checksum mismatch" "$work/refuse"
 check "the failure suggests --salvage" grep -q -- "--salvage" "$work/refuse"
 check "the refused replay keeps the logs" test -f "$manifest"
+# Named through a symbolic link in another directory, the file's pending
+# logs are found where they are, beside the file (logfs_canonical_name).
+ROMIO_HINTS="$work/hints" "$MPIEXEC" -n 4 "$writer" "bbfs:$work/linked.dat" </dev/null >"$work/w3.out" 2>&1 \
+    || { cat "$work/w3.out"; echo "FAIL: writing pending logs"; exit 1; }
+mkdir -p "$work/elsewhere" && ln -s ../linked.dat "$work/elsewhere/name"
+rc=$(run_tool "$work/via-link" --quiet "$work/elsewhere/name")
+check "a replay through a link succeeds" test "$rc" = 0
+check "a replay through a link replays the file's logs" test -z "$(manifest_of linked.dat)"
+check "a replay through a link gives the reference file" cmp "$work/ref.dat" "$work/linked.dat"
 
 rc=$(run_tool "$work/salvage" --salvage "$work/data")
 check "--salvage replays" test "$rc" = 0

@@ -237,7 +237,10 @@ int main(int argc, char **argv)
         return help ? 0 : 2;
     }
 
-    const char *path = plain_path(name);
+    /* (sessions are kept beside the file a link names: the driver's rule) */
+    char path[4096];
+    if (logfs_canonical_name(plain_path(name), path, sizeof(path)) < 0)
+        snprintf(path, sizeof(path), "%s", plain_path(name));
     char fname[4200];
     if (strncmp(name, "bbfs:", 5) == 0)
         snprintf(fname, sizeof(fname), "%s", name);

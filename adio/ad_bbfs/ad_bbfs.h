@@ -305,7 +305,7 @@ typedef struct ADIOI_BBFS_Pending {
     int nfiles;                 /* a close: the processes whose logs have files (the
                                  * others' ended in memory: a lazy session's) */
 } ADIOI_BBFS_Pending;
-void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code);
+void ADIOI_BBFS_Open_prepare(ADIO_File fd, int access_mode, int *error_code);
 /* ad_bbfs_pending_find.c, process 0: claim the file's pending sessions
  * (all of them if always, else none while another handle's is live), at
  * an open (waiting for a drain elsewhere of logs out of this node's

@@ -9,13 +9,12 @@
 #include "adio_cb_config_list.h"
 
 #include "../../logfs/fault.h"
+#include "../../logfs/sessions.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <limits.h>
-#include <unistd.h>
 
 /* ROMIO's open gathers every process's host name (for its aggregators'
  * list) and keeps the list on the communicator the user gave, so that the
@@ -94,6 +93,8 @@ static void name_list_keep(MPI_Comm comm)
  * the bbfs handle's open, which processed the system hints on every
  * process, no reduction asking whether all have: ADIOI_Open_nested,
  * adio/mpich-patches/romio-nested-open.patch.)  Collective. */
+static const char *strip_prefix(const char *name);
+
 ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
                                 int agreed_later, int *error_code)
 {
@@ -101,8 +102,11 @@ ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, in
 
     name_list_lend(fd->comm);
     ADIOI_Open_nested = agreed_later ? 2 : 1;
-    ADIO_File lo = ADIO_Open(fd->comm, fd->comm, bf->canonical, bf->lower_fstype, bf->lower_ops,
-                             access_mode, 0, MPI_BYTE, MPI_BYTE, info, perm, error_code);
+    /* (by this process's own name, not bf->canonical: a link stays a link
+     * to the lower driver, so MPI_MODE_EXCL through one fails as there) */
+    ADIO_File lo = ADIO_Open(fd->comm, fd->comm, strip_prefix(fd->filename), bf->lower_fstype,
+                             bf->lower_ops, access_mode, 0, MPI_BYTE, MPI_BYTE, info, perm,
+                             error_code);
     ADIOI_Open_nested = 0;
     if (lo != ADIO_FILE_NULL)
         name_list_keep(fd->comm);
@@ -357,45 +361,12 @@ int ADIOI_BBFS_Lower_learn(ADIO_File lo, const char *name, int guessed, int *fst
     return wrong;
 }
 
-/* MPI lets processes name one file by different strings, and a later job
- * may use yet another.  bbfs keeps a file's sessions beside its name
- * (logfs_sessions_dir), so a name that is a symbolic link would put them
- * beside the link: processes opening by the file's own name would not see
- * them.  The canonical name follows the links of the last component; links
- * among the directories need nothing, since a name beside the file's
- * resolves through them to the same directory.  (A hard link is not seen:
- * docs/consistency.md.)  A link to a file not made yet (an open that
- * creates it) is followed by hand, as realpath() cannot. */
+/* (logfs_canonical_name: one rule for the driver and the tools) */
 char *ADIOI_BBFS_Canonical_path(const char *path, int *linked)
 {
-    struct stat st;
-    char cur[PATH_MAX], target[PATH_MAX];
+    char name[PATH_MAX];
+    int rc = logfs_canonical_name(path, name, sizeof name);
 
-    *linked = 0;
-    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
-        return ADIOI_Strdup(path);
-    *linked = 1;
-    if (realpath(path, cur))
-        return ADIOI_Strdup(cur);
-    snprintf(cur, sizeof cur, "%s", path);
-    for (int hops = 0; hops < 40; hops++) {
-        ssize_t n = readlink(cur, target, sizeof target - 1);
-        if (n < 0)
-            break;
-        target[n] = '\0';
-        if (target[0] == '/')
-            snprintf(cur, sizeof cur, "%s", target);
-        else {
-            const char *dir;
-            size_t len = dir_of(cur, &dir);
-            char joined[PATH_MAX];
-            if (snprintf(joined, sizeof joined, "%.*s/%s", (int) len, dir, target)
-                >= (int) sizeof joined)
-                break;
-            memcpy(cur, joined, sizeof cur);
-        }
-        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
-            break;
-    }
-    return ADIOI_Strdup(cur);
+    *linked = rc == 1;
+    return ADIOI_Strdup(rc < 0 ? path : name);
 }

@@ -6,6 +6,8 @@
  */
 #include "ad_bbfs.h"
 #include "adioi.h"
+#include "adio_extern.h"
+#include "../../logfs/sessions.h"
 #include <string.h>
 
 void ADIOI_BBFS_Open(ADIO_File fd, int *error_code)
@@ -84,6 +86,9 @@ static void free_private(ADIO_File fd)
 #ifndef ADIOI_SHFP_FNAME_KEEPS_DRIVERS
 #error "ROMIO lacks adio/mpich-patches/romio-driver-shfp-name.patch"
 #endif
+#ifndef ADIOI_OPEN_AGREED_FLAG
+#error "ROMIO lacks adio/mpich-patches/romio-nested-open.patch's ADIOI_Open_agreed"
+#endif
 
 /* The shared file pointer's file, a hidden file beside the file as ROMIO
  * names it, but from the session's id, which every process has from the
@@ -107,13 +112,51 @@ static void name_shared_fp(ADIO_File fd, uint64_t id)
     fd->shared_fp_fname = name;
 }
 
+/* An open that may create the file looks at its name once the lower open
+ * has made it (ADIOI_BBFS_Open_prepare does not: a lookup of a name not
+ * made yet waits behind every other create in its directory, 65 us per
+ * open where 4 processes each create files in one).  Each process looks
+ * at its own: a symbolic link's file is the one whose sessions count.
+ * Sessions beside that file were not looked for (process 0 looked beside
+ * the link): where there are any, process 0 fails the open, agreed with
+ * the logs' start, rather than write past them. */
+static int name_created(ADIO_File fd, int rank)
+{
+    static char myname[] = "ADIOI_BBFS_NAME_CREATED";
+    ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
+    struct logfs_session_info *v = NULL;
+    struct logfs_error le;
+    size_t n = 0;
+    int linked;
+    char *name = ADIOI_BBFS_Canonical_path(bf->canonical, &linked);
+
+    if (!linked) {
+        ADIOI_Free(name);
+        return MPI_SUCCESS;
+    }
+    ADIOI_Free(bf->canonical);
+    bf->canonical = name;
+    if (rank != 0)
+        return MPI_SUCCESS;
+    int rc = logfs_sessions_list(name, &v, &n, &le);
+    logfs_sessions_free(v, n);
+    if (rc != LOGFS_OK)
+        return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
+    if (n == 0)
+        return MPI_SUCCESS;
+    return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
+                                MPI_ERR_FILE_IN_USE, "**io", "**io %s", "bbfs: the file this "
+                                "name links to has logs of another open, or pending ones: "
+                                "open it by its own name, or without MPI_MODE_CREATE "
+                                "(bbfs-replay makes pending logs canonical)");
+}
+
 void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_code)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     ADIO_File lo;
     double t0 = MPI_Wtime();
 
-    (void) rank;
     MPI_Comm_size(fd->comm, &bf->nwriters);
     /* Scratch files (ROMIO's shared file pointer, DELETE_ON_CLOSE) are never
      * logged: nothing of them outlives the job, and the shared pointer must
@@ -123,7 +166,7 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     /* Agree the hints (SetInfo's) and find the lower driver; logs an
      * earlier job left pending become the canonical file first, so the
      * lower open below (and MPI_MODE_APPEND's end of file) sees them. */
-    ADIOI_BBFS_Open_prepare(fd, error_code);
+    ADIOI_BBFS_Open_prepare(fd, access_mode, error_code);
     if (*error_code != MPI_SUCCESS)
         goto fn_fail;
 
@@ -148,6 +191,12 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
         if (err == MPI_SUCCESS)
             lo = ADIOI_BBFS_Lower_open(fd, access_mode & ~(ADIO_DELETE_ON_CLOSE | ADIO_EXCL),
                                        bf->open_info, fd->perm, agreed_later, &err);
+    }
+    if (err == MPI_SUCCESS && (access_mode & ADIO_CREATE)
+        && (err = name_created(fd, rank)) != MPI_SUCCESS) {
+        int close_err;
+        ADIOI_BBFS_Lower_discard(lo, &close_err);
+        lo = ADIO_FILE_NULL;
     }
     if (err != MPI_SUCCESS && !agreed_later) {
         *error_code = err;
@@ -175,6 +224,11 @@ void ADIOI_BBFS_OpenColl(ADIO_File fd, int rank, int access_mode, int *error_cod
     ADIOI_BBFS_Server_open(fd, err, error_code, &agreed);
     if (*error_code == MPI_SUCCESS || !agreed)
         ADIOI_BBFS_Log_open(fd, *error_code, error_code);
+    /* The logs' start agrees its outcome, and with it the lower open's:
+     * ADIO_Open need not agree it again (one collective fewer per open).
+     * A read-only handle's lower open is agreed there, unless the server's
+     * agreement came after it. */
+    ADIOI_Open_agreed = agreed || bf->log_writes;
     if (*error_code != MPI_SUCCESS) {
         if (bf->lower) {
             int close_err;

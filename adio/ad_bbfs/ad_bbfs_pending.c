@@ -427,7 +427,7 @@ static int agree_open(ADIO_File fd, const char *myname, int err, int linked,
     return MPI_SUCCESS;
 }
 
-void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
+void ADIOI_BBFS_Open_prepare(ADIO_File fd, int access_mode, int *error_code)
 {
     static char myname[] = "ADIOI_BBFS_OPEN_PREPARE";
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -453,7 +453,11 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
         if (!explicit_lower && bf->lower_learn != 2)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &ops, &path, &err);
         if (err == MPI_SUCCESS) {
-            bf->canonical = ADIOI_BBFS_Canonical_path(lower_path, &linked);
+            /* (a name an open may create is looked at after the lower open,
+             * ADIOI_BBFS_Name_created: a lookup of a name not made yet waits
+             * behind the other creates in its directory) */
+            bf->canonical = (access_mode & ADIO_CREATE) ? ADIOI_Strdup(lower_path)
+                : ADIOI_BBFS_Canonical_path(lower_path, &linked);
             bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
             err = ADIOI_BBFS_Pending_find(bf, 0, &p);
         }
@@ -466,7 +470,8 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int *error_code)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &bf->lower_ops, &lower_path,
                                   error_code);
         /* (only process 0 looks at its name, where all names are alike) */
-        if (*error_code == MPI_SUCCESS && bf->names_alike && !bf->name_linked)
+        if (*error_code == MPI_SUCCESS
+            && ((bf->names_alike && !bf->name_linked) || (access_mode & ADIO_CREATE)))
             bf->canonical = ADIOI_Strdup(lower_path);
         else if (*error_code == MPI_SUCCESS)
             bf->canonical = ADIOI_BBFS_Canonical_path(lower_path, &linked);

@@ -33,6 +33,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static ADIOI_BBFS_File *logging;        /* this process's logging handles */
 
@@ -72,6 +73,20 @@ static int publish(ADIOI_BBFS_File * bf, const char *myname)
     return ADIOI_BBFS_Err_logfs(myname, __LINE__, rc, le.msg);
 }
 
+/* Whether two handles of this process are of one file: by name, or where
+ * the names differ (MPI lets a process name a file differently in each
+ * open: "out", "./out", "/abs/out") by the lower files' identity. */
+static int same_file(ADIOI_BBFS_File * a, ADIOI_BBFS_File * b)
+{
+    struct stat sa, sb;
+
+    if (strcmp(a->canonical, b->canonical) == 0)
+        return 1;
+    return a->lower && b->lower && a->lower->fd_sys >= 0 && b->lower->fd_sys >= 0
+        && fstat(a->lower->fd_sys, &sa) == 0 && fstat(b->lower->fd_sys, &sb) == 0
+        && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int ADIOI_BBFS_Private_join(ADIOI_BBFS_File * bf, int *err)
 {
     static char myname[] = "ADIOI_BBFS_PRIVATE_JOIN";
@@ -79,7 +94,7 @@ int ADIOI_BBFS_Private_join(ADIOI_BBFS_File * bf, int *err)
 
     *err = MPI_SUCCESS;
     for (ADIOI_BBFS_File * h = logging; h; h = h->next_logging) {
-        if (h == bf || strcmp(h->canonical, bf->canonical) != 0)
+        if (h == bf || !same_file(h, bf))
             continue;
         /* Two handles of the file here: each one's close must see the
          * other's session, so that the last replays both, each write where

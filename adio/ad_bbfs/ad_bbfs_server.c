@@ -389,11 +389,11 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
         snprintf(err, sizeof(err), "this node's bbserver could not be found or started");
         err_here = 1;
     }
-    if (!err_here && !s->map_addr[0]) {
-        snprintf(err, sizeof(err), "the server of the file's map (rank 0's) could not be "
-                 "found or started: see rank 0's error");
-        err_here = 1;
-    }
+    /* (no map's address: rank 0 failed, before or in finding its node's
+     * server; the open fails with its error, which the agreement below
+     * gives every process, with its class) */
+    int follows_zero = !err_here && !s->map_addr[0];
+    err_here |= follows_zero;
     if (!err_here && ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, sizeof(err)) != 0)
         err_here = 1;
     /* The life of the maps this handle's map is in, as rank 0 hears it now
@@ -415,7 +415,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     /* (one reduction: everyone's errors, and rank 0's incarnation, which
      * the others give as 0) */
     int mine = err_in != MPI_SUCCESS ? err_in
-        : err_here ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
+        : err_here && !follows_zero ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
     *error_code = ADIOI_BBFS_Agree_error_with(fd->comm, myname, mine, &s->map_incarnation);
     *agreed = 1;
     if (*error_code != MPI_SUCCESS) {

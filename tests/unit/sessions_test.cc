@@ -380,3 +380,45 @@ TEST_F(Sessions, EveryManifestOfALargeDirectoryIsListed)
     EXPECT_EQ(1u, names.count(want));
     unlink((Dir() + "/notes.txt").c_str());
 }
+
+// A file's sessions are kept beside the name its last link leads to, so
+// that every name of the file finds them: a plain name stays as it is, a
+// link (also to a link, also in another directory) leads to the file, and
+// a link to a file not made yet to where the file will be.
+TEST_F(Sessions, ALinkLeadsToTheSessionsOfItsFile)
+{
+    char out[4096];
+    ASSERT_EQ(0, logfs_canonical_name(File().c_str(), out, sizeof out));
+    EXPECT_EQ(File(), out);
+
+    ASSERT_EQ(0, close(open(File().c_str(), O_CREAT | O_WRONLY, 0600)));
+    ASSERT_EQ(0, mkdir(dir.file("other").c_str(), 0700));
+    std::string link = dir.file("other/alias"), chain = dir.file("chain");
+    ASSERT_EQ(0, symlink("../out.dat", link.c_str()));
+    ASSERT_EQ(0, symlink("other/alias", chain.c_str()));
+    char real[4096];
+    ASSERT_NE(nullptr, realpath(File().c_str(), real));
+    for (const std::string &name : {link, chain}) {
+        ASSERT_EQ(1, logfs_canonical_name(name.c_str(), out, sizeof out)) << name;
+        EXPECT_STREQ(real, out) << name;
+    }
+
+    // (dangling: followed by hand, relative to each link's directory)
+    std::string later = dir.file("other/later"), via = dir.file("via");
+    ASSERT_EQ(0, symlink("../new.dat", later.c_str()));
+    ASSERT_EQ(0, symlink("other/later", via.c_str()));
+    ASSERT_EQ(1, logfs_canonical_name(via.c_str(), out, sizeof out));
+    EXPECT_EQ(dir.file("other/../new.dat"), out);
+    char s1[4096], s2[4096];
+    ASSERT_EQ(0, logfs_sessions_dir(out, s1, sizeof s1));
+    ASSERT_EQ(0, logfs_sessions_dir(dir.file("new.dat").c_str(), s2, sizeof s2));
+    EXPECT_EQ(dir.file("other/../.new.dat.bbfs"), s1);
+    EXPECT_EQ(dir.file(".new.dat.bbfs"), s2);
+
+    // (a loop of links ends; a name too long for out fails)
+    std::string a = dir.file("loop-a"), b = dir.file("loop-b");
+    ASSERT_EQ(0, symlink("loop-b", a.c_str()));
+    ASSERT_EQ(0, symlink("loop-a", b.c_str()));
+    EXPECT_EQ(1, logfs_canonical_name(a.c_str(), out, sizeof out));
+    EXPECT_EQ(-1, logfs_canonical_name(File().c_str(), out, 4));
+}
