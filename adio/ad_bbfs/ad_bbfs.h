@@ -103,7 +103,6 @@ typedef struct ADIOI_BBFS_File {
     int names_alike;            /* every process opened the file by the same name
                                  * (agreed at open): each names the shared pointer's
                                  * file alike, with no broadcast */
-    int name_linked;            /* process 0's name was a symbolic link (agreed at open) */
     char **servers;             /* by rank: its node's bbserver ("": none), for replays
                                  * by processes that cannot open its logs */
     struct logfs_manifest *manifest;    /* rank 0: what it wrote at log start */

@@ -383,7 +383,7 @@ enum { AGREE_ERR = ADIOI_BBFS_HINT_CHECK, AGREE_STATE, AGREE_NAME = AGREE_STATE 
 /* Hints, process 0's findings and everyone's errors in one collective (an
  * open's collectives cost 0.1-0.3 ms each where processes share cores).
  * err: this process's failure; the outcome is alike everywhere. */
-static int agree_open(ADIO_File fd, const char *myname, int err, int linked,
+static int agree_open(ADIO_File fd, const char *myname, int err, int *linked,
                       ADIOI_BBFS_Pending * p)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -404,7 +404,7 @@ static int agree_open(ADIO_File fd, const char *myname, int err, int linked,
         mine[AGREE_STATE + i] = (uint64_t) hdr[i];
     mine[AGREE_NAME] = logfs_fnv_str(LOGFS_FNV_START, fd->filename);
     mine[AGREE_NAME_NOT] = ~mine[AGREE_NAME];
-    mine[AGREE_LINKED] = (uint64_t) linked;
+    mine[AGREE_LINKED] = (uint64_t) *linked;
     int rc = MPI_Allreduce(mine, all, AGREE_N, MPI_UINT64_T, MPI_MAX, fd->comm);
     if (rc != MPI_SUCCESS)
         return ADIOI_BBFS_Err_peer_lost(myname, rc);
@@ -420,7 +420,7 @@ static int agree_open(ADIO_File fd, const char *myname, int err, int linked,
     bf->ids_alike = bf->server_facts[0] == ~bf->server_facts[1]
         && bf->server_facts[2] == ~bf->server_facts[3];
     bf->names_alike = all[AGREE_NAME] == ~all[AGREE_NAME_NOT];
-    bf->name_linked = all[AGREE_LINKED] != 0;
+    *linked = all[AGREE_LINKED] != 0;
     for (int i = 0; i < 7; i++)
         hdr[i] = (long long) all[AGREE_STATE + i];
     take_state(bf, fd->comm, rank, hdr, p);
@@ -454,8 +454,8 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int access_mode, int *error_code)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &ops, &path, &err);
         if (err == MPI_SUCCESS) {
             /* (a name an open may create is looked at after the lower open,
-             * ADIOI_BBFS_Name_created: a lookup of a name not made yet waits
-             * behind the other creates in its directory) */
+             * name_created in ad_bbfs_open.c: a lookup of a name not made yet
+             * waits behind the other creates in its directory) */
             bf->canonical = (access_mode & ADIO_CREATE) ? ADIOI_Strdup(lower_path)
                 : ADIOI_BBFS_Canonical_path(lower_path, &linked);
             bf->file_id = ADIOI_BBFS_New_file_id(bf->canonical);
@@ -464,17 +464,17 @@ void ADIOI_BBFS_Open_prepare(ADIO_File fd, int access_mode, int *error_code)
     }
     /* Every process takes the reduction, also one that failed, so that no
      * process waits in it for one that gave up. */
-    *error_code = agree_open(fd, myname, err, linked, &p);
+    /* (linked: process 0's name was a link, agreed) */
+    *error_code = agree_open(fd, myname, err, &linked, &p);
     if (*error_code == MPI_SUCCESS && rank != 0) {
         if (!explicit_lower)
             ADIOI_BBFS_Resolve_as(bf->lower_fstype, fd->filename, &bf->lower_ops, &lower_path,
                                   error_code);
         /* (only process 0 looks at its name, where all names are alike) */
-        if (*error_code == MPI_SUCCESS
-            && ((bf->names_alike && !bf->name_linked) || (access_mode & ADIO_CREATE)))
-            bf->canonical = ADIOI_Strdup(lower_path);
-        else if (*error_code == MPI_SUCCESS)
-            bf->canonical = ADIOI_BBFS_Canonical_path(lower_path, &linked);
+        int look = !(access_mode & ADIO_CREATE) && (!bf->names_alike || linked);
+        if (*error_code == MPI_SUCCESS)
+            bf->canonical = look ? ADIOI_BBFS_Canonical_path(lower_path, &linked)
+                : ADIOI_Strdup(lower_path);
     }
     bf->others_live = p.others;
     /* A session claimed by someone else meanwhile is being replayed, or
