@@ -105,6 +105,7 @@ srun $prog bbfs:$f background draining
 sleep 600  # cancelled before it ends"
 id=$(sbatch --parsable "$work/doomed.sh")
 if drain_running "$f"; then
+    echo "  status at the scancel: $(on node0 env BBFS_LOGDIR=$CLUSTER_DIR/local "$ctl" status "$f" 2>&1 | tr "\n" " ")"
     scancel "$id"
     for _ in $(seq 100); do squeue -h -j "$id" 2>/dev/null | grep -q . || break; sleep 0.2; done
     ok "job $id cancelled while node0 drained its checkpoint"
@@ -118,7 +119,12 @@ if [ -n "$pid" ]; then
     kill -9 "$pid"
 else fail "no server answered on node0 after the scancel"; fi
 sleep 0.5
-cmp -s "$work/ref.dat" "$f" && fail "the file was canonical before the next job: the drain was not cut"
+# (the first domain of the drain holds the last value of every byte, at once: the
+# rate only spaces the domains, so the bytes of the file may equal the
+# reference already; its logs stay until the drain ends)
+n=$(logs_on node0)
+[ "$n" -gt 0 ] && ok "$n logs left on node0 after the kill: the drain was cut" \
+    || { show doomed; fail "no log left on node0 before the next job: the drain was not cut"; }
 if run next node0 "$ctl wait $f || srun $replay $f"; then
     ok "next job: bbsctl wait || bbfs-replay finished it: $(grep -v "^ *$" "$work/next.out" | tail -1)"
 else show next; fail "the next job"; fi
