@@ -58,14 +58,20 @@ static int among_several(MPI_Comm c)
 }
 
 /* The caller as library and offset: addr2line -f -e LIB OFFSET names it
- * where the symbol is not exported. */
-static void trace(const char *name, void *from)
+ * where the symbol is not exported; with the microseconds since the last
+ * traced call ended (the library's own work between collectives, or the
+ * program's) and inside this one (waiting for the others, mostly). */
+static double traced_end;
+static void trace(const char *name, void *from, double began)
 {
     Dl_info di;
+    double now = PMPI_Wtime();
     if (rank == 0 && timing && dladdr(from, &di))
-        fprintf(stderr, "call-cost: %s from %s (%s +%#lx)\n", name,
+        fprintf(stderr, "call-cost: %s from %s (%s +%#lx) after %.0f us, in it %.0f us\n", name,
                 di.dli_sname ? di.dli_sname : "?", di.dli_fname,
-                (unsigned long) ((char *) from - (char *) di.dli_fbase));
+                (unsigned long) ((char *) from - (char *) di.dli_fbase),
+                (began - traced_end) * 1e6, (now - began) * 1e6);
+    traced_end = now;
 }
 
 /* Each wrapper counts one call and passes it on to the library's own (every
@@ -76,12 +82,14 @@ static void trace(const char *name, void *from)
         static ret (*real) params; \
         if (!real) \
             *(void **) &real = dlsym(RTLD_NEXT, #name); \
-        if (among_several(c)) { \
-            counted++; \
-            if (tracing) \
-                trace(#name, __builtin_return_address(0)); \
-        } \
-        return real args; \
+        if (!among_several(c)) \
+            return real args; \
+        counted++; \
+        double began = tracing ? PMPI_Wtime() : 0; \
+        ret rc = real args; \
+        if (tracing) \
+            trace(#name, __builtin_return_address(0), began); \
+        return rc; \
     }
 
 PASS_ON(int, PMPI_Allreduce, (const void *s, void *r, int n, MPI_Datatype t, MPI_Op op,
@@ -248,7 +256,7 @@ static double run(int k, struct ctx *c, long *coll)
     MPI_Barrier(MPI_COMM_WORLD);
     before = counted;
     timing = 1;
-    t0 = MPI_Wtime();
+    t0 = traced_end = MPI_Wtime();
     switch (k) {
     case OPEN:
     case SELF:
@@ -306,6 +314,9 @@ static double run(int k, struct ctx *c, long *coll)
         break;
     }
     *coll = counted - before;
+    if (tracing && rank == 0)
+        fprintf(stderr, "call-cost: the end, %.0f us after the last, %.0f us in all\n",
+                (MPI_Wtime() - traced_end) * 1e6, (MPI_Wtime() - t0) * 1e6);
     timing = 0;
     double t = bench_slowest(t0, MPI_COMM_WORLD) / n;
     MPI_Bcast(coll, 1, MPI_LONG, 0, MPI_COMM_WORLD);
