@@ -459,9 +459,10 @@ int ADIOI_BBFS_Nodes_connect(const ADIOI_BBFS_Nodes * r, const char *addr,
                              struct bbs_client **out, char *err, size_t errlen);
 void ADIOI_BBFS_Nodes_drop(const char *addr);
 /* Whether the server at addr answers (and takes our token): over the
- * connection this process has, else a new one. */
-int ADIOI_BBFS_Nodes_ping(const ADIOI_BBFS_Nodes * r, const char *addr, char *err,
-                          size_t errlen);
+ * connection this process has (its answer gives *incarnation, if not NULL),
+ * else a new one (*incarnation 0: not learned). */
+int ADIOI_BBFS_Nodes_ping(const ADIOI_BBFS_Nodes * r, const char *addr, uint64_t * incarnation,
+                          char *err, size_t errlen);
 int ADIOI_BBFS_Nodes_call(const ADIOI_BBFS_Nodes * r, const char *addr, struct bbs_buf *req,
                           struct bbs_reply *rep, char *err, size_t errlen);
 int ADIOI_BBFS_Nodes_read(const ADIOI_BBFS_Nodes * r, const char *addr, const char *datalog,
@@ -473,9 +474,10 @@ int ADIOI_BBFS_Nodes_remove(const ADIOI_BBFS_Nodes * r, const char *addr, const 
 int ADIOI_BBFS_Err_server(const char *myname, int line, const char *msg);
 /* ad_bbfs_server_start.c: this node's server for logdir: its address,
  * found or started (under a lock: the first process to find none starts
- * it, the others find it). */
+ * it, the others find it), and its incarnation where the finding learned
+ * it (else 0; incarnation may be NULL). */
 int ADIOI_BBFS_Server_find_node(const ADIOI_BBFS_Nodes * nodes, const char *logdir, char *addr,
-                                size_t len, char *err, size_t errlen);
+                                size_t len, uint64_t * incarnation, char *err, size_t errlen);
 
 /* ad_bbfs_server.c: visibility through bbserver (attach, query, reads of
  * others' logs).  Server_open decides whether the handle uses it

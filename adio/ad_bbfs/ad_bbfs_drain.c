@@ -41,7 +41,7 @@ static int ask_server(const ADIOI_BBFS_File * bf, const char *path, char *err, s
     if (rc != 0) {
         known_addr[0] = 0;
         rc = ADIOI_BBFS_Server_find_node(&nodes, bf->hints.logdir, known_addr,
-                                         sizeof(known_addr), err, errlen);
+                                         sizeof(known_addr), NULL, err, errlen);
         if (rc == 0)
             rc = ADIOI_BBFS_Nodes_call(&nodes, known_addr, &b, &r, err, errlen);
         if (rc == 0)

@@ -66,10 +66,12 @@ int ADIOI_BBFS_Nodes_connect(const ADIOI_BBFS_Nodes * r, const char *addr,
     return connect_to(r, addr, out, &cached, err, errlen);
 }
 
-int ADIOI_BBFS_Nodes_ping(const ADIOI_BBFS_Nodes * r, const char *addr, char *err,
-                          size_t errlen)
+int ADIOI_BBFS_Nodes_ping(const ADIOI_BBFS_Nodes * r, const char *addr, uint64_t * incarnation,
+                          char *err, size_t errlen)
 {
     struct bbs_client *c;
+    if (incarnation)
+        *incarnation = 0;
     for (struct conn * k = conns; k; k = k->next)
         if (strcmp(k->addr, addr) == 0) {
             struct bbs_buf b = { 0 };
@@ -78,6 +80,8 @@ int ADIOI_BBFS_Nodes_ping(const ADIOI_BBFS_Nodes * r, const char *addr, char *er
             if (rc == 0)
                 rc = ADIOI_BBFS_Nodes_call(r, addr, &b, &rep, err, errlen);
             bbs_buf_free(&b);
+            if (rc == 0 && incarnation)
+                *incarnation = rep.incarnation;
             if (rc == 0)
                 return 0;
             ADIOI_BBFS_Nodes_drop(addr);        /* (if the call did not) */

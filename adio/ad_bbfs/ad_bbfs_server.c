@@ -256,7 +256,8 @@ static int find_node_server(ADIOI_BBFS_File * bf, ADIOI_BBFS_Server * s, char *e
 {
     if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, len) != 0
         || ADIOI_BBFS_Server_find_node(&s->nodes, bf->hints.logdir, s->node_addr,
-                                       sizeof(s->node_addr), err, len) != 0) {
+                                       sizeof(s->node_addr), &s->node_incarnation, err,
+                                       len) != 0) {
         s->node_addr[0] = 0;
         return -1;
     }
@@ -397,8 +398,13 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     if (!err_here && ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, sizeof(err)) != 0)
         err_here = 1;
     /* The life of the maps this handle's map is in, as rank 0 hears it now
-     * (a cached connection may be to a server that has restarted since). */
-    if (!err_here && s->rank == 0) {
+     * (a cached connection may be to a server that has restarted since):
+     * where the map is this node's server, the answer that found it just
+     * now says it, and a second round trip would say it again. */
+    if (!err_here && s->rank == 0 && s->node_incarnation
+        && !strcmp(s->map_addr, s->node_addr)) {
+        s->map_incarnation = s->node_incarnation;
+    } else if (!err_here && s->rank == 0) {
         struct bbs_buf b = { 0 };
         struct bbs_reply r;
         if (bbs_enc_ping(&b, 0, s->nodes.token) != 0 || map_call(s, &b, &r, err, sizeof(err), 0))

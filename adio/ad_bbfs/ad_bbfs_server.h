@@ -23,6 +23,7 @@ struct ADIOI_BBFS_Server {
     char map_addr[256];         /* the server holding this file's map */
     char map_name[PATH_MAX];    /* the file's name there: its real path (rank 0's) */
     char node_addr[256];        /* this node's server: where our logs are read */
+    uint64_t node_incarnation;  /* its life, where finding it learned it (0: not) */
     ADIOI_BBFS_Nodes nodes;     /* token and time-out for calls to servers */
     int force_remote;
     int named;                  /* map_addr is the one bbfs_server / BBFS_SERVER names */

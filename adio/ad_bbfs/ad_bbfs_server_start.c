@@ -62,12 +62,12 @@ static int read_addr(const char *file, char *addr, size_t len)
  * nothing answers, -1 it answers but refuses our token or speaks another
  * protocol version (err says so: starting another server would take the
  * node's address file from it, and the maps it holds would be lost). */
-static int alive(const ADIOI_BBFS_Nodes * nodes, const char *file, char *addr, size_t len, char *err,
-                 size_t errlen)
+static int alive(const ADIOI_BBFS_Nodes * nodes, const char *file, char *addr, size_t len,
+                 uint64_t * incarnation, char *err, size_t errlen)
 {
     if (read_addr(file, addr, len) != 0)
         return 0;
-    if (ADIOI_BBFS_Nodes_ping(nodes, addr, err, errlen) == 0)
+    if (ADIOI_BBFS_Nodes_ping(nodes, addr, incarnation, err, errlen) == 0)
         return 1;
     return strstr(err, "refused") || strstr(err, "wrong token")
         || strstr(err, "another bbfs build") ? -1 : 0;
@@ -156,7 +156,7 @@ static int start_server(const ADIOI_BBFS_Nodes * nodes, const char *logdir, cons
     }
     /* (by the clock: a ping that fails slowly counts too) */
     for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < nodes->timeout;) {
-        int a = alive(nodes, file, addr, len, err, errlen);
+        int a = alive(nodes, file, addr, len, NULL, err, errlen);
         if (a != 0)
             return a > 0 ? 0 : -1;
         struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -171,7 +171,7 @@ static int start_server(const ADIOI_BBFS_Nodes * nodes, const char *logdir, cons
  * server-using open calls it.  Starting happens under the node's lock, so
  * that neither two of a job's processes nor two jobs start two. */
 int ADIOI_BBFS_Server_find_node(const ADIOI_BBFS_Nodes * nodes, const char *logdir, char *addr,
-                                size_t len, char *err, size_t errlen)
+                                size_t len, uint64_t * incarnation, char *err, size_t errlen)
 {
     char file[PATH_MAX], lock[PATH_MAX];
     const char *host = ADIOI_BBFS_Host_name();
@@ -180,6 +180,8 @@ int ADIOI_BBFS_Server_find_node(const ADIOI_BBFS_Nodes * nodes, const char *logd
      * per node's server) */
     snprintf(file, sizeof(file), "%s/.bbserver.%s.addr", logdir, host);
     snprintf(lock, sizeof(lock), "%s/.bbserver.%s.lock", logdir, host);
+    if (incarnation)
+        *incarnation = 0;
     if (stat(logdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "no bbserver for this node: the log directory %s is missing "
                  "(bbfs_logdir, BBFS_LOGDIR)", logdir);
@@ -191,11 +193,11 @@ int ADIOI_BBFS_Server_find_node(const ADIOI_BBFS_Nodes * nodes, const char *logd
     int lfd = open(lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (lfd >= 0)
         flock(lfd, LOCK_SH);
-    int a = alive(nodes, file, addr, len, err, errlen);
+    int a = alive(nodes, file, addr, len, incarnation, err, errlen);
     if (a == 0) {
         if (lfd >= 0)
             flock(lfd, LOCK_EX);
-        a = alive(nodes, file, addr, len, err, errlen);
+        a = alive(nodes, file, addr, len, incarnation, err, errlen);
     }
     int rc = a > 0 ? 0 : a < 0 ? -1 : start_server(nodes, logdir, file, addr, len, err, errlen);
     if (lfd >= 0)
@@ -218,7 +220,7 @@ int ADIOI_BBFS_Server_connect(ADIOI_BBFS_Server * s, char *err, size_t errlen)
         snprintf(s->map_name, sizeof(s->map_name), "%s", bf->canonical);
     if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, errlen) != 0
         || ADIOI_BBFS_Server_find_node(&s->nodes, bf->hints.logdir, s->node_addr,
-                                       sizeof(s->node_addr), err, errlen) != 0) {
+                                       sizeof(s->node_addr), NULL, err, errlen) != 0) {
         s->node_addr[0] = 0;
         return -1;
     }
