@@ -2,8 +2,12 @@
 // datalog that ends before its metalog says.
 #include <gtest/gtest.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -79,4 +83,38 @@ TEST_F(DatalogReader, PlainReadPastTheEndIsShort)
 {
     std::vector<uint8_t> out(20);
     EXPECT_EQ(LOGFS_ESHORT, logfs_datalog_reader_pread(dr, 99990, out.data(), 20, &err));
+}
+
+// Sets the file's access time well before its modification time, which a
+// relatime mount updates at the next read.
+static void MakeAccessTimeStale(const std::string &path)
+{
+    struct timespec ts[2] = {{1000, 0}, {2000, 0}};
+    ASSERT_EQ(0, utimensat(AT_FDCWD, path.c_str(), ts, 0)) << strerror(errno);
+}
+
+static time_t AccessTime(const std::string &path)
+{
+    struct stat st;
+    EXPECT_EQ(0, stat(path.c_str(), &st)) << strerror(errno);
+    return st.st_atime;
+}
+
+TEST_F(DatalogReader, ReadsLeaveTheAccessTimeAlone)
+{
+    // The kernel's check whether to update it was a tenth of an 8-byte
+    // read's system call; nothing reads a log's access time.
+    std::string path = dir.file("w.datalog");
+    uint8_t b[8];
+    MakeAccessTimeStale(path);
+    int fd = open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0) << strerror(errno);
+    ASSERT_EQ(8, pread(fd, b, 8, 0));
+    close(fd);
+    ASSERT_NE(1000, AccessTime(path)) << "a plain read left the access time as it was: the "
+                                         "test directory's file system does not update it "
+                                         "(mounted noatime?), so this test cannot tell";
+    MakeAccessTimeStale(path);
+    ASSERT_EQ(LOGFS_OK, logfs_datalog_reader_pread(dr, 0, b, 8, &err)) << err.msg;
+    EXPECT_EQ(1000, AccessTime(path));
 }
