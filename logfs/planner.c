@@ -306,13 +306,15 @@ int plan_load_session(const struct logfs_metalog_src *logs, size_t n,
             continue;   /* (its place is filled below, once every header is in) */
         }
         rc = logs[i].data ? logfs_reader_open_mem(logs[i].data, logs[i].len, &r, err)
-                          : logfs_reader_open_kept(logs[i].metalog, logs[i].kept, &r, err);
+                          : logfs_reader_open_kept_upto(logs[i].metalog, logs[i].kept,
+                                                        logs[i].size, &r, err);
         if (rc && logs[i].absent_ok && !logs[i].data && logfs_metalog_unmade(logs[i].metalog, rc)) {
             rc = LOGFS_OK; /* (its place is filled below, as a gone writer's, without a warning) */
             absent[i] = 1;
             continue;
         }
-        /* (a lazy writer wrote its header since the first look: look again) */
+        /* (a lazy writer wrote its header since the first look: look again,
+         * at its size now) */
         if (rc == LOGFS_EFORMAT && logs[i].absent_ok && !logs[i].data)
             rc = logfs_reader_open_kept(logs[i].metalog, logs[i].kept, &r, err);
         if (rc)

@@ -178,6 +178,8 @@ struct logfs_metalog_src {
                           that does not exist, or not yet with its header,
                           holds nothing anyone may see yet, and plans as an
                           empty log */
+    uint64_t size;     /* nonzero: plan it no further than this size, the
+                          caller's own look at it (logfs_reader_open_kept_upto) */
 };
 
 /* logfs_plan_build_flags and logfs_plan_build_sessions from sources; the

@@ -248,6 +248,12 @@ int logfs_reader_open(const char *path, struct logfs_reader **out, struct logfs_
 int logfs_reader_open_kept(const char *path, struct logfs_kept_log *kept,
                            struct logfs_reader **out, struct logfs_error *err)
 {
+    return logfs_reader_open_kept_upto(path, kept, 0, out, err);
+}
+
+int logfs_reader_open_kept_upto(const char *path, struct logfs_kept_log *kept, uint64_t size,
+                                struct logfs_reader **out, struct logfs_error *err)
+{
     struct logfs_reader *r;
     struct stat st;
     int rc;
@@ -269,7 +275,9 @@ int logfs_reader_open_kept(const char *path, struct logfs_kept_log *kept,
         r->borrowed = 1;
     }
     /* The seal before the size: a live writer appends to the metalog before
-     * it seals, so the size seen after the seal is never below it. */
+     * it seals, so the size seen after the seal is never below it.  (A size
+     * the caller saw before serves where the seal is within it; a seal past
+     * it is of a sync since, or of bytes cut off the log: looked at here.) */
     if (kept)
         rc = logfs_seal_read_kept(path, &kept->seal, &r->seal, err);
     else
@@ -278,12 +286,13 @@ int logfs_reader_open_kept(const char *path, struct logfs_kept_log *kept,
         logfs_reader_close(r);
         return rc;
     }
-    if (fstat(r->fd, &st) < 0) {
+    int look = size == 0 || (r->seal.state == LOGFS_SEAL_VALID && r->seal.length > size);
+    if (look && fstat(r->fd, &st) < 0) {
         rc = logfs_fail_errno(err, errno, "cannot open metalog", path);
         logfs_reader_close(r);
         return rc;
     }
-    r->size = (uint64_t)st.st_size;
+    r->size = look ? (uint64_t)st.st_size : size;
     if (r->seal.state == LOGFS_SEAL_VALID)
         r->sealed = r->seal.length;
     return finish_open(r, kept, out, err);

@@ -113,6 +113,12 @@ struct logfs_kept_log {
 int logfs_reader_open_kept(const char *path, struct logfs_kept_log *kept,
                            struct logfs_reader **out, struct logfs_error *err);
 
+/* As logfs_reader_open_kept, reading no further than @p size, the size the
+ * caller saw (0: looked at here), which saves that look where the seal is
+ * within it (a seal past it: looked at here, as without a size). */
+int logfs_reader_open_kept_upto(const char *path, struct logfs_kept_log *kept, uint64_t size,
+                                struct logfs_reader **out, struct logfs_error *err);
+
 /* Close what @p kept holds and set it to -1s. */
 void logfs_kept_log_close(struct logfs_kept_log *kept);
 

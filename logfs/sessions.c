@@ -443,10 +443,14 @@ int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_
  * failed listing.  (getdents64 itself on Linux: readdir's fdopendir costs
  * three system calls more, an fstat and two fcntl, and a view of others'
  * writes lists the sessions after every acquire.) */
-static int each_name(int dfd, int (*fn)(void *, const char *), void *arg, int *rc)
+/* Each name in directory dfd, from its start; the fd is closed, unless
+ * @p keep (Linux only). */
+static int each_name(int dfd, int keep, int (*fn)(void *, const char *), void *arg, int *rc)
 {
     int e = 0;
 #ifdef __linux__
+    if (keep && lseek(dfd, 0, SEEK_SET) < 0)
+        return errno;
     union {
         char b[8192];
         struct dirent64 align;
@@ -467,8 +471,10 @@ static int each_name(int dfd, int (*fn)(void *, const char *), void *arg, int *r
         if (*rc)
             break;
     }
-    close(dfd);
+    if (!keep)
+        close(dfd);
 #else
+    (void)keep;
     DIR *d = fdopendir(dfd);
     if (!d) {
         e = errno;
@@ -503,8 +509,21 @@ static int add_manifest(void *arg, const char *name)
     return m->except && !strcmp(one, m->except) ? LOGFS_OK : add(m->v, m->n, m->cap, one);
 }
 
+void logfs_sessions_kept_close(int *kept)
+{
+    if (*kept >= 0)
+        close(*kept);
+    *kept = -1;
+}
+
 int logfs_sessions_list_except(const char *path, const char *except, unsigned flags,
                                struct logfs_session_info **out, size_t *n, struct logfs_error *err)
+{
+    return logfs_sessions_list_kept(path, except, flags, NULL, out, n, err);
+}
+
+int logfs_sessions_list_kept(const char *path, const char *except, unsigned flags, int *kept,
+                             struct logfs_session_info **out, size_t *n, struct logfs_error *err)
 {
     char dir[4096], legacy[4200];
     struct logfs_session_info *v = NULL;
@@ -513,11 +532,27 @@ int logfs_sessions_list_except(const char *path, const char *except, unsigned fl
 
     *out = NULL;
     *n = 0;
+#ifndef __linux__
+    kept = NULL;        /* (each_name's fdopendir takes the fd) */
+#endif
     if (logfs_sessions_dir(path, dir, sizeof dir)
         || ((flags & LOGFS_LIST_LEGACY) && logfs_manifest_path(path, legacy, sizeof legacy)))
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
     if ((flags & LOGFS_LIST_LEGACY) && access(legacy, F_OK) == 0)
         rc = add(&v, n, &cap, legacy);
+    if (!rc && kept && *kept >= 0) {
+        struct manifest_names m = { dir, except, &v, n, &cap };
+        int e = each_name(*kept, 1, add_manifest, &m, &rc);
+        if (rc || !e)
+            goto listed;
+        /* (removed since it was kept, or unreadable now: by its name) */
+        logfs_sessions_kept_close(kept);
+        logfs_sessions_free(v, *n);
+        v = NULL;
+        *n = cap = 0;
+        rc = (flags & LOGFS_LIST_LEGACY) && access(legacy, F_OK) == 0 ? add(&v, n, &cap, legacy)
+                                                                       : LOGFS_OK;
+    }
     /* No lookup of the directory when its parent has no subdirectories (the
      * usual case: every open and close asks) or the caller knows there is
      * none; the checks of dir_is_own on what was opened, else. */
@@ -534,7 +569,11 @@ int logfs_sessions_list_except(const char *path, const char *except, unsigned fl
     }
     if (!rc && dfd >= 0) {
         struct manifest_names m = { dir, except, &v, n, &cap };
-        int e = each_name(dfd, add_manifest, &m, &rc);
+        int e = each_name(dfd, kept != NULL, add_manifest, &m, &rc);
+        if (kept && !rc && !e)
+            *kept = dfd;
+        else if (kept)
+            close(dfd);
         /* ENOENT: the last session's removal took the directory after it
          * was opened here; rmdir takes only an empty one, so it listed
          * nothing at that moment, which is a true answer. */
@@ -542,6 +581,7 @@ int logfs_sessions_list_except(const char *path, const char *except, unsigned fl
             rc = logfs_fail_errno(err, e, "cannot list the manifests in", dir);
     } else if (dfd >= 0)
         close(dfd);
+listed:
     if (rc) {
         logfs_sessions_free(v, *n);
         *n = 0;

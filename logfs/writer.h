@@ -257,6 +257,10 @@ char *logfs_writer_metalog_path_of(const char *dir, const char *name);
 /* @return the metalog length recorded by the last seal (0 before the first sync). */
 uint64_t logfs_writer_sealed_length(const struct logfs_writer *w);
 
+/* @return the bytes in the metalog file: its size, as this writer made it
+ * (0: no file yet, a lazy writer's), without asking the file system. */
+uint64_t logfs_writer_metalog_length(const struct logfs_writer *w);
+
 /*
  * Remove every file of one writer's log: the seal, the metalog at
  * @p metalog_path and the datalog beside it (NAME.metalog -> NAME.sealed,

@@ -394,3 +394,8 @@ uint64_t logfs_writer_sealed_length(const struct logfs_writer *w)
 {
     return w->sealed;
 }
+
+uint64_t logfs_writer_metalog_length(const struct logfs_writer *w)
+{
+    return w->mflushed;
+}

@@ -149,6 +149,8 @@ typedef struct ADIOI_BBFS_File {
     long long *view_sizes;      /* commit/posix: metalog sizes the view was built from */
     long long *sizes_seen;      /* the sizes metalogs_changed took last */
     int sizes_seen_valid;       /* ... for the plan it found needed (ad_bbfs_read.c) */
+    int sessions_dir;           /* the file's sessions directory, kept open between
+                                 * listings (-1: none; logfs_sessions_list_kept) */
     struct logfs_kept_log *view_logs;   /* by writer: its metalog and seal, kept open
                                          * while metalogs names them (ad_bbfs_read.c) */
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */

@@ -39,14 +39,17 @@ ADIOI_BBFS_File *ADIOI_BBFS_File_new(void)
 {
     ADIOI_BBFS_File *bf = spare_file;
     if (!bf)
-        return ADIOI_Calloc(1, sizeof(*bf));
+        bf = ADIOI_Calloc(1, sizeof(*bf));
+    else
+        memset(bf, 0, sizeof(*bf));
     spare_file = NULL;
-    memset(bf, 0, sizeof(*bf));
+    bf->sessions_dir = -1;
     return bf;
 }
 
 void ADIOI_BBFS_File_free(ADIOI_BBFS_File * bf)
 {
+    logfs_sessions_kept_close(&bf->sessions_dir);
     if (SPARE_FILE && !spare_file)
         spare_file = bf;
     else

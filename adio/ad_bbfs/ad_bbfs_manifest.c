@@ -303,7 +303,8 @@ int ADIOI_BBFS_Manifest_each(ADIOI_BBFS_File * bf, int which, ADIOI_BBFS_session
      * knows its name (a view after every acquire would load it again) */
     int known = bf->metalogs && bf->file_id
         && !logfs_session_path(bf->canonical, bf->file_id, own, sizeof(own));
-    int rc = logfs_sessions_list_except(bf->canonical, known ? own : NULL, 0, &s, &ns, le);
+    int rc = logfs_sessions_list_kept(bf->canonical, known ? own : NULL, 0, &bf->sessions_dir,
+                                      &s, &ns, le);
 
     for (size_t i = 0; i < ns && rc == LOGFS_OK; i++) {
         if ((which == ADIOI_BBFS_SESSIONS_PENDING && s[i].live)

@@ -110,12 +110,23 @@ void ADIOI_BBFS_View_logs_close(ADIOI_BBFS_File * bf)
     bf->view_logs = NULL;       /* (free_metalogs runs at each end of the logs) */
 }
 
+/* Whether writer r of this handle is this process's writer. */
+static int own_metalog(const ADIOI_BBFS_File * bf, int r)
+{
+    return bf->writer && !strcmp(logfs_writer_metalog_path(bf->writer), bf->metalogs[r]);
+}
+
 /* The metalog sizes of this handle's writers, or 0 where one cannot be
- * read: a cheap test of whether anyone logged anything since. */
+ * read: a cheap test of whether anyone logged anything since.  (This
+ * process's own, its writer knows.) */
 static void metalog_sizes(const ADIOI_BBFS_File * bf, long long *out)
 {
     struct stat sb;
     for (int r = 0; r < bf->nwriters; r++) {
+        if (own_metalog(bf, r)) {
+            out[r] = (long long) logfs_writer_metalog_length(bf->writer);
+            continue;
+        }
         int fd = bf->view_logs ? bf->view_logs[r].metalog : -1;
         int got = fd >= 0 ? fstat(fd, &sb) : stat(bf->metalogs[r], &sb);
         out[r] = got == 0 ? (long long) sb.st_size : 0;
@@ -213,10 +224,14 @@ static int own_in_view(const ADIOI_BBFS_File * bf)
  * session of the file: other handles still open (not under session), or
  * closed while one was.  Their datalogs are opened now, so that a
  * replay that removes them later cannot break reads of this view.
+ * @p sizes: this handle's metalogs' sizes taken before (plan_sizes), which
+ * the others' are planned up to, a look at each fewer (this process's own
+ * log may have been flushed since: its writer says how far).
  * LOGFS_ENOENT: a session was replayed and removed meanwhile (by the last
  * handle of another job); the caller looks again. */
-static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po_in,
-                         struct logfs_plan **plan, struct logfs_error *le, int *err)
+static int plan_sessions(ADIOI_BBFS_File * bf, const long long *sizes,
+                         const struct logfs_plan_opts *po_in, struct logfs_plan **plan,
+                         struct logfs_error *le, int *err)
 {
     struct logfs_manifest *ms;
     int n, rc = LOGFS_OK, ns = 0, nw = 0;
@@ -246,6 +261,10 @@ static int plan_sessions(ADIOI_BBFS_File * bf, const struct logfs_plan_opts *po_
                 srcs[at].metalog = bf->metalogs[r];
                 srcs[at].kept = &kept[r];
                 srcs[at].absent_ok = bf->lazy;  /* (a writer with no files yet released nothing) */
+                if (own_metalog(bf, r))
+                    srcs[at].size = logfs_writer_metalog_length(bf->writer);
+                else if (sizes && sizes[r] > 0)
+                    srcs[at].size = (uint64_t) sizes[r];
             }
             counts[ns++] = (size_t) bf->nwriters;
         }
@@ -361,7 +380,7 @@ static int build_remote(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi)
     }
     for (int tries = 0; tries < 3; tries++) {
         po.resume = extend ? bf->view_marks : NULL;
-        rc = plan_sessions(bf, &po, &plan, &le, &err);
+        rc = plan_sessions(bf, bf->metalogs ? bf->view_sizes : NULL, &po, &plan, &le, &err);
         if (err != MPI_SUCCESS) {
             ADIOI_BBFS_Remote_reset(bf);
             return err;
@@ -765,7 +784,7 @@ static int logged_end(ADIOI_BBFS_File * bf, ADIO_Offset * end)
     }
     for (int tries = 0; tries < 3; tries++) {
         po.resume = resume ? bf->size_marks : NULL;
-        rc = plan_sessions(bf, &po, &plan, &le, &err);
+        rc = plan_sessions(bf, bf->metalogs ? bf->size_sizes : NULL, &po, &plan, &le, &err);
         if (err != MPI_SUCCESS)
             return err;
         if (rc == LOGFS_OK && resume && bf->others_live) {

@@ -422,3 +422,53 @@ TEST_F(Sessions, ALinkLeadsToTheSessionsOfItsFile)
     EXPECT_EQ(1, logfs_canonical_name(a.c_str(), out, sizeof out));
     EXPECT_EQ(-1, logfs_canonical_name(File().c_str(), out, 4));
 }
+
+// A handle lists its file's sessions after every acquire, through the
+// sessions directory kept open since the first listing that found it.  What
+// it lists is what a listing by name lists, also after the directory went
+// with its last manifest and a new one was made at the name.
+TEST_F(Sessions, AKeptDirectoryListsWhatTheNameHolds)
+{
+    int kept = -1;
+    auto list = [&]() {
+        logfs_session_info *v;
+        size_t n;
+        EXPECT_EQ(LOGFS_OK, logfs_sessions_list_kept(File().c_str(), nullptr, 0, &kept, &v, &n, &err))
+            << err.msg;
+        std::set<std::string> names;
+        for (size_t i = 0; i < n; i++)
+            names.insert(v[i].path);
+        logfs_sessions_free(v, n);
+        return names;
+    };
+    auto path = [&](uint64_t id) {
+        char p[4096];
+        EXPECT_EQ(0, logfs_session_path(File().c_str(), id, p, sizeof p));
+        return std::string(p);
+    };
+    EXPECT_TRUE(list().empty());
+    EXPECT_EQ(-1, kept) << "no directory, nothing kept";
+    logfs_session a, b, c, d;
+    Create(1, &a);
+    EXPECT_EQ(std::set<std::string>({path(1)}), list());
+    ASSERT_GE(kept, 0);
+    int first = kept;
+    Create(2, &b);
+    EXPECT_EQ(std::set<std::string>({path(1), path(2)}), list());
+    EXPECT_EQ(first, kept) << "listed through the kept directory";
+    logfs_session_remove(&a);
+    logfs_session_remove(&b);
+    EXPECT_TRUE(list().empty());
+    EXPECT_EQ(-1, kept) << "the removed directory is let go";
+    Create(3, &c);
+    EXPECT_EQ(std::set<std::string>({path(3)}), list());
+    ASSERT_GE(kept, 0);
+    // Removed and made anew between two listings: the kept one is dead, the
+    // name leads to the new one.
+    logfs_session_remove(&c);
+    Create(4, &d);
+    EXPECT_EQ(std::set<std::string>({path(4)}), list());
+    logfs_session_remove(&d);
+    logfs_sessions_kept_close(&kept);
+    EXPECT_EQ(-1, kept);
+}
