@@ -538,21 +538,25 @@ int logfs_sessions_list_kept(const char *path, const char *except, unsigned flag
     if (logfs_sessions_dir(path, dir, sizeof dir)
         || ((flags & LOGFS_LIST_LEGACY) && logfs_manifest_path(path, legacy, sizeof legacy)))
         return logfs_fail(err, LOGFS_EINVAL, ENAMETOOLONG, "file name too long for a manifest: %s", path);
-    if ((flags & LOGFS_LIST_LEGACY) && access(legacy, F_OK) == 0)
-        rc = add(&v, n, &cap, legacy);
-    if (!rc && kept && *kept >= 0) {
+    /* (through the directory kept since an earlier listing, if it still
+     * lists: else removed since it was kept, or unreadable now, and looked
+     * up by its name below) */
+    int listed = 0;
+    if (kept && *kept >= 0) {
         struct manifest_names m = { dir, except, &v, n, &cap };
         int e = each_name(*kept, 1, add_manifest, &m, &rc);
-        if (rc || !e)
-            goto listed;
-        /* (removed since it was kept, or unreadable now: by its name) */
-        logfs_sessions_kept_close(kept);
-        logfs_sessions_free(v, *n);
-        v = NULL;
-        *n = cap = 0;
-        rc = (flags & LOGFS_LIST_LEGACY) && access(legacy, F_OK) == 0 ? add(&v, n, &cap, legacy)
-                                                                       : LOGFS_OK;
+        listed = rc || !e;
+        if (!listed) {
+            logfs_sessions_kept_close(kept);
+            logfs_sessions_free(v, *n);
+            v = NULL;
+            *n = cap = 0;
+        }
     }
+    if (!rc && (flags & LOGFS_LIST_LEGACY) && access(legacy, F_OK) == 0)
+        rc = add(&v, n, &cap, legacy);
+    if (listed)
+        goto done;
     /* No lookup of the directory when its parent has no subdirectories (the
      * usual case: every open and close asks) or the caller knows there is
      * none; the checks of dir_is_own on what was opened, else. */
@@ -581,7 +585,7 @@ int logfs_sessions_list_kept(const char *path, const char *except, unsigned flag
             rc = logfs_fail_errno(err, e, "cannot list the manifests in", dir);
     } else if (dfd >= 0)
         close(dfd);
-listed:
+done:
     if (rc) {
         logfs_sessions_free(v, *n);
         *n = 0;

@@ -84,6 +84,12 @@ static void name_list_keep(MPI_Comm comm)
     name_lists_next = (i + 1) % NAME_LISTS;
 }
 
+/* The name without its driver prefix ("ufs:/a" -> "/a"). */
+static const char *strip_prefix(const char *name)
+{
+    return name + logfs_name_prefix_len(name);
+}
+
 /* Opens the canonical file through the lower driver, on the bbfs
  * handle's own communicator: a communicator of its own (MPI_Comm_dup) cost
  * one more collective per open, and the lower driver's collectives come in
@@ -93,8 +99,6 @@ static void name_list_keep(MPI_Comm comm)
  * the bbfs handle's open, which processed the system hints on every
  * process, no reduction asking whether all have: ADIOI_Open_nested,
  * adio/mpich-patches/romio-nested-open.patch.)  Collective. */
-static const char *strip_prefix(const char *name);
-
 ADIO_File ADIOI_BBFS_Lower_open(ADIO_File fd, int access_mode, MPI_Info info, int perm,
                                 int agreed_later, int *error_code)
 {
@@ -146,12 +150,6 @@ void ADIOI_BBFS_Lower_discard(ADIO_File lo, int *error_code)
 int ADIOI_BBFS_Name_has_prefix(const char *name)
 {
     return logfs_name_prefix_len(name) > 0;
-}
-
-/* The name without its driver prefix ("ufs:/a" -> "/a"). */
-static const char *strip_prefix(const char *name)
-{
-    return name + logfs_name_prefix_len(name);
 }
 
 /* ROMIO_FSTYPE_FORCE=bbfs: hands every file to bbfs, the zero-change way

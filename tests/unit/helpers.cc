@@ -131,6 +131,20 @@ ReadResult ReadAll(const std::string &metalog)
     return res;
 }
 
+ReadResult ReadKeptUpTo(const std::string &metalog, uint64_t size, uint64_t *sealed)
+{
+    ReadResult res;
+    logfs_kept_log kept = LOGFS_KEPT_LOG_INIT;
+    logfs_reader *r;
+    res.status = logfs_reader_open_kept_upto(metalog.c_str(), &kept, size, &r, &res.err);
+    if (res.status == LOGFS_OK) {
+        *sealed = logfs_reader_sealed_length(r);
+        Drain(r, res);
+    }
+    logfs_kept_log_close(&kept);
+    return res;
+}
+
 ReadResult ReadAllMem(const std::vector<uint8_t> &bytes)
 {
     ReadResult res;

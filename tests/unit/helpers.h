@@ -40,6 +40,9 @@ struct ReadResult {
     uint64_t torn = 0, bad_offset = 0, dropped = 0;
 };
 ReadResult ReadAll(const std::string &metalog);
+// As ReadAll, through logfs_reader_open_kept_upto with the size a caller
+// saw (0: looked at by the reader); *sealed: the sealed length it took.
+ReadResult ReadKeptUpTo(const std::string &metalog, uint64_t size, uint64_t *sealed);
 ReadResult ReadAllMem(const std::vector<uint8_t> &bytes);
 
 // Append a record with a correct checksum (to craft well-framed bad records).

@@ -387,25 +387,6 @@ TEST_F(Seal, LogRemoveDeletesAllFiles)
         EXPECT_FALSE(Exists(f)) << f;
 }
 
-// What logfs_reader_open_kept_upto gives for a size its caller saw: the
-// records within it, and the status at its end.
-static ReadResult ReadUpTo(const std::string &metalog, uint64_t size, uint64_t *sealed)
-{
-    ReadResult res;
-    logfs_kept_log kept = LOGFS_KEPT_LOG_INIT;
-    logfs_reader *r;
-    res.status = logfs_reader_open_kept_upto(metalog.c_str(), &kept, size, &r, &res.err);
-    if (res.status != LOGFS_OK)
-        return res;
-    *sealed = logfs_reader_sealed_length(r);
-    logfs_record rec;
-    while ((res.status = logfs_reader_next(r, &rec, &res.err)) == LOGFS_OK)
-        res.records.push_back(rec);
-    logfs_reader_close(r);
-    logfs_kept_log_close(&kept);
-    return res;
-}
-
 TEST_F(Seal, ASizeSeenBeforeServesWhereTheSealIsWithinIt)
 {
     // A view's look at a live writer's log gives the reader the size it
@@ -414,16 +395,16 @@ TEST_F(Seal, ASizeSeenBeforeServesWhereTheSealIsWithinIt)
     Log(3, false, 2);
     ASSERT_LT(seals.back(), log.size());
     uint64_t sealed = 0;
-    auto upto = ReadUpTo(Meta(), seals.back(), &sealed);
+    auto upto = ReadKeptUpTo(Meta(), seals.back(), &sealed);
     EXPECT_EQ(LOGFS_END, upto.status) << upto.err.msg;
     EXPECT_EQ(seals.back(), sealed);
     EXPECT_EQ(6u, upto.records.size()) << "three epochs' write and sync, no unsynced write";
     // A size below the seal: a sync since, or a log cut short: the reader
     // looks at the file itself, and reads it all.
-    auto below = ReadUpTo(Meta(), seals[0], &sealed);
+    auto below = ReadKeptUpTo(Meta(), seals[0], &sealed);
     EXPECT_EQ(LOGFS_END, below.status) << below.err.msg;
     EXPECT_EQ(records.size(), below.records.size());
     // So a metalog cut below its seal is still corruption.
     Put(Prefix(seals.back() - 10));
-    EXPECT_EQ(LOGFS_ECORRUPT, ReadUpTo(Meta(), seals[0], &sealed).status);
+    EXPECT_EQ(LOGFS_ECORRUPT, ReadKeptUpTo(Meta(), seals[0], &sealed).status);
 }
