@@ -5,7 +5,8 @@
 # armed to fail with ENOSPC or EIO from its N-th pass on (logfs/fault.h):
 # the datalog, the metalog, the seal, the manifest (at open, and rewritten
 # by a deferred close) and the canonical file (written by the replay); and
-# one row removes the log directory's files while the file is open.  A row
+# one row removes the log directory's files while the file is open, and one
+# fails a datalog read of the replay's exchange between processes.  A row
 # passes when
 #   - the job ends, every call returns (no hang), and the faulted process's
 #     first error has the expected MPI error class and a message saying
@@ -64,6 +65,37 @@ row "manifest (close)" manifest-rewrite#1:EIO 0 deferred MPI_ERR_IO     "manifes
 row "canonical file"  canonical-write:ENOSPC  - close    MPI_ERR_NO_SPACE "nothing is lost"       --exact
 row "canonical file"  canonical-write:EIO     - close    MPI_ERR_IO       "nothing is lost"       --exact
 row "log directory removed" remove-logs       0 close    MPI_ERR_NO_SUCH_FILE "removed"           none
+
+# A host of the replay's exchange (the path across nodes, forced on one
+# node) cannot read a datalog another process's domain needs: no process
+# writes bytes it did not get, and every process's error is the host's,
+# with what it says (the rounds agree nothing; the replay's end does).
+printf 'bbfs_replay_buffer 65536\nbbfs_force_remote true\n' > "$work/remote.hints"
+row "datalog, read by a replay's host" exchange-serve#3:EIO 1 remote MPI_ERR_IO \
+    "cannot read datalog" --exact
+d="$work/exchange-serve_3_EIO-1"
+n=$(grep -c "first error in .*cannot read datalog" "$d/run.out" 2>/dev/null)
+if [ "$n" != "$np" ]; then
+    sed 's/^/  | /' "$d/run.out"
+    fail "exchange-serve: $n of $np processes report the host's error (each should)"
+else
+    echo "ok: every process reports the host's error"
+fi
+# ... and before any recovery, the file holds no byte the replay did not
+# get: each is the reference's, or not written (zero).
+d="$work/exchange-partial"
+rm -rf "$d" "$BBFS_LOGDIR"; mkdir -p "$d" "$BBFS_LOGDIR"
+BBFS_FAULT="exchange-serve#3:EIO" BBFS_FAULT_RANK=1 BBFS_EXPECT_CLASS=MPI_ERR_IO \
+    ROMIO_HINTS="$work/remote.hints" timeout 120 "$MPIEXEC" -n $np "$prog" "bbfs:$d/data.dat" \
+    </dev/null >"$d/run.out" 2>&1
+wrong=$(cmp -l "$work/ref.dat" "$d/data.dat" 2>/dev/null | awk '$3 != 0' | wc -l)
+if ! grep -q "No Errors" "$d/run.out"; then
+    sed 's/^/  | /' "$d/run.out"; fail "exchange-serve (partial): the run failed"
+elif [ "$wrong" != 0 ]; then
+    fail "exchange-serve: the failed replay wrote $wrong bytes it did not get"
+else
+    echo "ok: the failed replay wrote no byte it did not get"
+fi
 
 echo
 echo "| file | fault | error class | message (after the file name) |"

@@ -46,6 +46,7 @@
 static int rank, nprocs;
 static long counted;            /* collectives the library made inside */
 static int tracing;             /* CALL_COST_TRACE set: name each, and its caller */
+static int traced_rank;         /* (CALL_COST_TRACE_RANK, else process 0) */
 static int timing;              /* (inside the timed part of a run) */
 
 /* Collectives on one process (MPI_COMM_SELF, the driver's own name
@@ -66,7 +67,7 @@ static void trace(const char *name, void *from, double began)
 {
     Dl_info di;
     double now = PMPI_Wtime();
-    if (rank == 0 && timing && dladdr(from, &di))
+    if (rank == traced_rank && timing && dladdr(from, &di))
         fprintf(stderr, "call-cost: %s from %s (%s +%#lx) after %.0f us, in it %.0f us\n", name,
                 di.dli_sname ? di.dli_sname : "?", di.dli_fname,
                 (unsigned long) ((char *) from - (char *) di.dli_fbase),
@@ -314,7 +315,7 @@ static double run(int k, struct ctx *c, long *coll)
         break;
     }
     *coll = counted - before;
-    if (tracing && rank == 0)
+    if (tracing && rank == traced_rank)
         fprintf(stderr, "call-cost: the end, %.0f us after the last, %.0f us in all\n",
                 (MPI_Wtime() - traced_end) * 1e6, (MPI_Wtime() - t0) * 1e6);
     timing = 0;
@@ -394,7 +395,8 @@ int main(int argc, char **argv)
             int timed = ctx[m].iters;
             ctx[m].iters = 1;
             tracing = getenv("CALL_COST_TRACE") != NULL;
-            if (tracing && rank == 0)
+            traced_rank = getenv("CALL_COST_TRACE_RANK") ? atoi(getenv("CALL_COST_TRACE_RANK")) : 0;
+            if (tracing && rank == traced_rank)
                 fprintf(stderr, "call-cost: %s on %s\n", case_names[k], ctx[m].prefix);
             run(k, &ctx[m], &coll[k][m]);
             tracing = 0;

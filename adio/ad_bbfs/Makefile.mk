@@ -15,7 +15,8 @@ if BUILD_AD_BBFS
 AM_CPPFLAGS += -idirafter $(top_srcdir)/../../include
 
 noinst_HEADERS += bbfs/adio/ad_bbfs/ad_bbfs.h bbfs/adio/ad_bbfs/ad_bbfs_hint_table.h \
-    bbfs/adio/ad_bbfs/ad_bbfs_server.h bbfs/adio/ad_bbfs/ad_bbfs_mpi_compat.h
+    bbfs/adio/ad_bbfs/ad_bbfs_server.h bbfs/adio/ad_bbfs/ad_bbfs_mpi_compat.h \
+    bbfs/adio/ad_bbfs/ad_bbfs_exchange.h
 
 romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs.c                 \
@@ -44,6 +45,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_read.c           \
     bbfs/adio/ad_bbfs/ad_bbfs_replay.c         \
     bbfs/adio/ad_bbfs/ad_bbfs_exchange.c       \
+    bbfs/adio/ad_bbfs/ad_bbfs_exchange_round.c \
     bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_server.c         \
     bbfs/adio/ad_bbfs/ad_bbfs_server_read.c    \

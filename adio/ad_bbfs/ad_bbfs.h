@@ -671,6 +671,11 @@ int ADIOI_BBFS_Exchange_gone(const ADIOI_BBFS_Exchange * x, int writer);
 void ADIOI_BBFS_Exchange_place(ADIOI_BBFS_Exchange * x, char *dest, uint64_t len,
                                uint64_t count, uint64_t stride);
 int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed);
+/* After the last round, collective where rounds exchanged (x may be NULL):
+ * every process's error, with the message of the first whose own it is
+ * (derived: this process's only says another failed). */
+int ADIOI_BBFS_Exchange_agree(const ADIOI_BBFS_Exchange * x, const char *myname, int err,
+                              int derived);
 void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x);
 /* Adds this exchange's counts (rounds, metalog bytes, wants, bytes moved
  * to other processes) to times (x may be NULL: nothing to add). */

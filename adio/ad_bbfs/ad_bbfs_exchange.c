@@ -21,7 +21,7 @@
  * the fewest writers: it gets the metalog and the datalog's bytes from the
  * bbserver of the writer's node, which the manifest names.
  */
-#include "ad_bbfs.h"
+#include "ad_bbfs_exchange.h"
 #include "adioi.h"
 #include "../../logfs/planner.h"
 #include "../../logfs/reader.h"
@@ -34,84 +34,32 @@
 /* Most writers a replay reads directly (each process may open them all). */
 #define DIRECT_MAX_WRITERS 256
 
-/* One datalog range a process wants in this round, as sent to its host. */
-struct want {
-    uint64_t writer, off, len;
-};
-
-/* Where the wanted bytes go, in order: count blocks of len bytes at dest,
- * dest + stride, ... (a round wants only what it places). */
-struct place {
-    char *dest;
-    uint64_t len, count, stride;
-};
-
-struct ADIOI_BBFS_Exchange {
-    MPI_Comm comm;
-    int rank, nprocs, nwriters;
-    int direct;                 /* every process reads its wants itself */
-    int *host;                  /* by writer: the process that reads its logs */
-    unsigned char *here;        /* by writer: this process can open its logs too, and
-                                 * reads its own wants of them */
-    char **far;                 /* by writer: its node's server, when the host cannot
-                                 * open its logs (NULL: it can) */
-    unsigned char *gone;        /* by writer: nobody can read its logs and no server
-                                 * serves them (salvage only: planned without it) */
-    const unsigned char *lazy;  /* by writer (or NULL): of a lazy session, promised
-                                 * nothing: with no log anywhere, it made none */
-    unsigned char *absent;      /* by writer: lazy, and no process has its log */
-    ADIOI_BBFS_Nodes nodes;     /* for calls to those servers */
-    ADIOI_BBFS_Datalogs *logs;  /* (the replay's) datalogs, of hosted writers only */
-    struct want *want;
-    size_t nwant, capwant;
-    struct place *place;
-    size_t nplace, capplace;
-    uint64_t wanted;            /* bytes of all wants */
-    long long rounds, metalog_bytes, wants, moved, read_direct; /* (bbfs_timing's counts) */
-    /* Per-round buffers, kept for the replay's next rounds: one
-     * allocation per replay, not several per round. */
-    int *scount, *rcount, *sdispl, *rdispl;
-    long long *sbytes, *rbytes;
-    struct buf {
-        void *p;
-        size_t cap;
-    } sorted, slot, asked, back, got, span, spans;
-};
-
-/* b with room for n bytes (its contents are not kept). */
-static void *room(struct buf *b, size_t n)
-{
-    if (n > b->cap) {
-        ADIOI_BBFS_FREE(b->p);
-        b->cap = n > 2 * b->cap ? n : 2 * b->cap;
-        b->p = ADIOI_Malloc(b->cap);
-    }
-    return b->p;
-}
-
-/* An error every process reports alike: the first failing process's class
- * and message, broadcast from it (an error only it saw would otherwise reach
- * the others as "failed on another process", without what to do). */
-static int agree_message(MPI_Comm comm, const char *myname, int err)
+/* (an error only one process saw would otherwise reach the others as
+ * "failed on another process", without what to do) */
+int ADIOI_BBFS_Exchange_agree_message(MPI_Comm comm, const char *myname, int err, int derived)
 {
     struct {
         int cls;
         char msg[MPI_MAX_ERROR_STRING];
     } m;
-    int rank, first, mine;
+    int rank, nprocs, first, mine;
 
     MPI_Comm_rank(comm, &rank);
-    mine = err != MPI_SUCCESS ? rank : INT_MAX;
+    MPI_Comm_size(comm, &nprocs);
+    derived = derived && err != MPI_SUCCESS;
+    mine = err == MPI_SUCCESS ? INT_MAX : derived ? nprocs + rank : rank;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
     if (first == INT_MAX)
         return MPI_SUCCESS;
+    if (first >= nprocs)
+        first -= nprocs;
     memset(&m, 0, sizeof(m));
     if (rank == first) {
         MPI_Error_class(err, &m.cls);
         ADIOI_BBFS_Error_text(err, 0, m.msg, sizeof(m.msg));
     }
     MPI_Bcast(&m, (int) sizeof(m), MPI_BYTE, first, comm);
-    if (err != MPI_SUCCESS)
+    if (err != MPI_SUCCESS && (!derived || rank == first))
         return err;
     return MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__, m.cls,
                                 "**io", "%s", m.msg);
@@ -314,7 +262,7 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
         err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                    MPI_ERR_IO, "**io", "bbfs: the metalogs one process sends "
                                    "for the replay exceed 2 GiB; replay with more processes");
-    if ((err = agree_message(comm, myname, err)) != MPI_SUCCESS)
+    if ((err = ADIOI_BBFS_Exchange_agree_message(comm, myname, err, 0)) != MPI_SUCCESS)
         goto fn_fail;
     if (salvage)    /* (writers only their hosts found out of reach) */
         MPI_Allreduce(MPI_IN_PLACE, x->gone, nwriters, MPI_UNSIGNED_CHAR, MPI_MAX, comm);
@@ -381,350 +329,6 @@ int ADIOI_BBFS_Exchange_gone(const ADIOI_BBFS_Exchange * x, int writer)
     return x->gone[writer];
 }
 
-void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, uint64_t len)
-{
-    struct want *last = x->nwant ? &x->want[x->nwant - 1] : NULL;
-
-    x->wanted += len;
-    if (last && last->writer == (uint64_t) writer && last->off + last->len == off) {
-        last->len += len;       /* the datalog continues: one read */
-        return;
-    }
-    if (x->nwant == x->capwant) {
-        x->capwant = x->capwant ? 2 * x->capwant : 256;
-        x->want = ADIOI_Realloc(x->want, x->capwant * sizeof(*x->want));
-    }
-    x->want[x->nwant++] = (struct want) { (uint64_t) writer, off, len };
-}
-
-void ADIOI_BBFS_Exchange_place(ADIOI_BBFS_Exchange * x, char *dest, uint64_t len,
-                               uint64_t count, uint64_t stride)
-{
-    if (len == 0 || count == 0)
-        return;
-    if (x->nplace == x->capplace) {
-        x->capplace = x->capplace ? 2 * x->capplace : 256;
-        x->place = ADIOI_Realloc(x->place, x->capplace * sizeof(*x->place));
-    }
-    x->place[x->nplace++] = (struct place) { dest, len, count, stride };
-}
-
-/* Host side: bytes of a hosted writer's datalog, from this node's storage
- * or through the server of the writer's node. */
-static int read_log(ADIOI_BBFS_Exchange * x, int writer, uint64_t off, void *buf, size_t len)
-{
-    if (x->far[writer])
-        return ADIOI_BBFS_Nodes_read(&x->nodes, x->far[writer], x->logs->paths[writer], off, buf,
-                                     len);
-    return ADIOI_BBFS_Datalogs_read(x->logs, writer, off, buf, len);
-}
-
-/* Host side (or, direct, the owner itself): read the wants of one process
- * (in order) into out.  A domain holds about 1/M of each writer's bytes,
- * close together in its datalog (strided writes are logged contiguously),
- * so a writer's span is read with one pread when it is not much larger
- * than what is wanted, instead of one per want (HDF5's 2^20 separate
- * 8-byte writes per process are 2^20 wants that tile one span). */
-static int serve(ADIOI_BBFS_Exchange * x, const struct want *w, size_t n, char *out)
-{
-    struct span {
-        uint64_t lo, hi, needed, wants;
-        char *data;             /* the span, when read at once */
-        int whole;              /* read at once */
-    } *sp = room(&x->spans, sizeof(*sp) * (x->nwriters ? x->nwriters : 1));
-    uint64_t dense = 0;
-    char *scratch;
-    int err = MPI_SUCCESS;
-
-    memset(sp, 0, sizeof(*sp) * x->nwriters);
-
-    for (size_t i = 0; i < n; i++) {
-        struct span *s = &sp[w[i].writer];
-        if (s->needed == 0 || w[i].off < s->lo)
-            s->lo = w[i].off;
-        if (w[i].off + w[i].len > s->hi)
-            s->hi = w[i].off + w[i].len;
-        s->needed += w[i].len;
-        s->wants++;
-    }
-    for (int k = 0; k < x->nwriters; k++) {
-        struct span *s = &sp[k];
-        if (s->wants < 2 || s->hi - s->lo > 2 * s->needed + ((uint64_t) 4 << 20))
-            continue;           /* nothing, one want (one read anyway), or too sparse */
-        s->whole = 1;
-        dense += s->hi - s->lo;
-    }
-    scratch = room(&x->span, dense ? dense : 1);
-    for (int k = 0; k < x->nwriters && err == MPI_SUCCESS; k++) {
-        struct span *s = &sp[k];
-        if (!s->whole)
-            continue;
-        s->data = scratch;
-        scratch += s->hi - s->lo;
-        err = read_log(x, k, s->lo, s->data, s->hi - s->lo);
-    }
-    for (size_t i = 0; i < n && err == MPI_SUCCESS; i++) {
-        struct span *s = &sp[w[i].writer];
-        if (s->data)
-            memcpy(out, s->data + (w[i].off - s->lo), w[i].len);
-        else
-            err = read_log(x, (int) w[i].writer, w[i].off, out, w[i].len);
-        out += w[i].len;
-    }
-    return err;
-}
-
-/* count blocks of len bytes, packed at src, to dest, stride apart.  The
- * usual element sizes get fixed-size moves the compiler makes into plain
- * loads and stores: a memcpy call per 8-byte element was 40% of a replay. */
-#define COPY_BLOCKS(size) \
-    for (uint64_t k = 0; k < count; k++) \
-        memcpy(dest + k * stride, src + k * (size), (size))
-static void copy_strided(char *dest, const char *src, uint64_t len, uint64_t count,
-                         uint64_t stride)
-{
-    switch (len) {
-    case 4:
-        COPY_BLOCKS(4);
-        break;
-    case 8:
-        COPY_BLOCKS(8);
-        break;
-    case 16:
-        COPY_BLOCKS(16);
-        break;
-    default:
-        COPY_BLOCKS(len);
-    }
-}
-#undef COPY_BLOCKS
-
-/* Owner side: the wanted bytes to their places.  Want i's bytes are at
- * got + start[i]; the places take the wants' bytes in want order. */
-static void scatter(ADIOI_BBFS_Exchange * x, const char *got, const uint64_t * start)
-{
-    size_t wi = 0;
-    uint64_t wpos = 0;
-
-    for (size_t i = 0; i < x->nplace; i++) {
-        const struct place *p = &x->place[i];
-        uint64_t k = 0;
-        while (k < p->count && wi < x->nwant) {
-            /* the blocks that lie whole in the current want, at once */
-            uint64_t whole = (x->want[wi].len - wpos) / p->len;
-            if (whole > p->count - k)
-                whole = p->count - k;
-            if (whole > 0) {
-                copy_strided(p->dest + k * p->stride, got + start[wi] + wpos, p->len, whole,
-                             p->stride);
-                k += whole;
-                wpos += whole * p->len;
-                if (wpos == x->want[wi].len) {
-                    wi++;
-                    wpos = 0;
-                }
-                continue;
-            }
-            /* a block that begins in this want and ends in later ones */
-            char *dest = p->dest + k * p->stride;
-            uint64_t need = p->len;
-            while (need > 0 && wi < x->nwant) {
-                uint64_t n = x->want[wi].len - wpos;
-                if (n > need)
-                    n = need;
-                memcpy(dest, got + start[wi] + wpos, n);
-                dest += n;
-                need -= n;
-                wpos += n;
-                if (wpos == x->want[wi].len) {
-                    wi++;
-                    wpos = 0;
-                }
-            }
-            k++;
-        }
-    }
-}
-
-static int round_exchange(ADIOI_BBFS_Exchange * x, int failed);
-
-/* A round when this process can open every log: its wants, read here. */
-static int round_direct(ADIOI_BBFS_Exchange * x, int failed)
-{
-    int err = MPI_SUCCESS;
-    if (!failed && x->nwant) {
-        char *got = room(&x->got, x->wanted);
-        uint64_t *start = ADIOI_Malloc(sizeof(uint64_t) * x->nwant);
-        uint64_t at = 0;
-        for (size_t i = 0; i < x->nwant; i++) {
-            start[i] = at;
-            at += x->want[i].len;
-            x->read_direct += (long long) x->want[i].len;
-        }
-        err = serve(x, x->want, x->nwant, got);
-        if (err == MPI_SUCCESS)
-            scatter(x, got, start);
-        ADIOI_Free(start);
-    }
-    x->rounds++;
-    x->nwant = x->nplace = 0;
-    x->wanted = 0;
-    return err;
-}
-
-int ADIOI_BBFS_Exchange_round(ADIOI_BBFS_Exchange * x, int failed)
-{
-    if (x->direct)
-        return round_direct(x, failed);
-    return round_exchange(x, failed);
-}
-
-/* Who reads a want of writer w's log for this process. */
-static int source_of(const ADIOI_BBFS_Exchange * x, uint64_t w)
-{
-    return x->here[w] ? x->rank : x->host[w];
-}
-
-static int round_exchange(ADIOI_BBFS_Exchange * x, int failed)
-{
-    static char myname[] = "ADIOI_BBFS_EXCHANGE_ROUND";
-    int np = x->nprocs, err = MPI_SUCCESS;
-    int *scount = x->scount, *rcount = x->rcount, *sdispl = x->sdispl, *rdispl = x->rdispl;
-    long long *sbytes = x->sbytes, *rbytes = x->rbytes;
-    struct want *sorted, *asked;
-    char *back, *got;
-    size_t *slot;
-
-    for (int p = 0; p < np; p++) {
-        scount[p] = rcount[p] = sdispl[p] = rdispl[p] = 0;
-        sbytes[p] = rbytes[p] = 0;
-    }
-
-    if (failed) {               /* take part, wanting nothing */
-        x->nwant = x->nplace = 0;
-        x->wanted = 0;
-    }
-    /* Wants by host, keeping each host's wants in order; a log on this
-     * node is read here (the alltoallv copies them to this process). */
-    for (size_t i = 0; i < x->nwant; i++) {
-        int h = source_of(x, x->want[i].writer);
-        scount[h]++;
-        sbytes[h] += (long long) x->want[i].len;
-        if (h == x->rank && x->host[x->want[i].writer] != x->rank)
-            x->read_direct += (long long) x->want[i].len;
-    }
-    for (int p = 1; p < np; p++)
-        sdispl[p] = sdispl[p - 1] + scount[p - 1];
-    sorted = room(&x->sorted, sizeof(*sorted) * (x->nwant ? x->nwant : 1));
-    slot = room(&x->slot, sizeof(size_t) * (x->nwant ? x->nwant : 1));
-    {
-        int *fill = ADIOI_Calloc(np, sizeof(int));
-        for (size_t i = 0; i < x->nwant; i++) {
-            int h = source_of(x, x->want[i].writer);
-            slot[i] = (size_t) (sdispl[h] + fill[h]++);
-            sorted[slot[i]] = x->want[i];
-        }
-        ADIOI_Free(fill);
-    }
-    MPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, x->comm);
-    x->rounds++;
-    for (int p = 0; p < np; p++)
-        if (p != x->rank)
-            x->wants += scount[p];
-    int nasked = 0;
-    for (int p = 0; p < np; p++) {
-        rdispl[p] = nasked;
-        nasked += rcount[p];
-    }
-    asked = room(&x->asked, sizeof(*asked) * (nasked ? nasked : 1));
-    /* (as three integers each: no datatype to create and free every round) */
-    for (int p = 0; p < np; p++) {
-        scount[p] *= 3;
-        sdispl[p] *= 3;
-        rcount[p] *= 3;
-        rdispl[p] *= 3;
-    }
-    MPI_Alltoallv(sorted, scount, sdispl, MPI_UINT64_T, asked, rcount, rdispl, MPI_UINT64_T,
-                  x->comm);
-    for (int p = 0; p < np; p++) {
-        scount[p] /= 3;
-        sdispl[p] /= 3;
-        rcount[p] /= 3;
-        rdispl[p] /= 3;
-    }
-
-    /* Serve: what each process asked, read from the hosted datalogs. */
-    long long out_total = 0;
-    for (int p = 0; p < np; p++)
-        for (int i = rdispl[p]; i < rdispl[p] + rcount[p]; i++)
-            rbytes[p] += (long long) asked[i].len;
-    for (int p = 0; p < np; p++)
-        out_total += rbytes[p];
-    int too_big = out_total > INT_MAX, any_big;
-    for (int p = 0; p < np; p++)
-        too_big |= sbytes[p] > INT_MAX;
-    MPI_Allreduce(&too_big, &any_big, 1, MPI_INT, MPI_MAX, x->comm);
-    if (any_big) {
-        err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                   MPI_ERR_IO, "**io", "bbfs: a replay round would move more "
-                                   "than 2 GiB from one process; lower bbfs_replay_buffer");
-        goto fn_exit;
-    }
-    back = room(&x->back, out_total ? out_total : 1);
-    {
-        long long at = 0;
-        for (int p = 0; p < np && err == MPI_SUCCESS; p++) {
-            err = serve(x, asked + rdispl[p], (size_t) rcount[p], back + at);
-            at += rbytes[p];
-        }
-    }
-    /* Bytes back, as counts and displacements in bytes. */
-    {
-        int at = 0;
-        for (int p = 0; p < np; p++) {
-            rcount[p] = (int) rbytes[p];        /* now: bytes this process sends p */
-            rdispl[p] = at;
-            at += rcount[p];
-        }
-        at = 0;
-        for (int p = 0; p < np; p++) {
-            scount[p] = (int) sbytes[p];        /* now: bytes this process gets from p */
-            sdispl[p] = at;
-            at += scount[p];
-        }
-        for (int p = 0; p < np; p++)
-            if (p != x->rank)
-                x->moved += rcount[p];
-        got = room(&x->got, x->wanted ? x->wanted : 1);
-        MPI_Alltoallv(back, rcount, rdispl, MPI_BYTE, got, scount, sdispl, MPI_BYTE, x->comm);
-    }
-    /* A host that could not read fails the round for everyone, with its
-     * message (the owners would otherwise write what they did not get). */
-    err = agree_message(x->comm, myname, err);
-    if (err == MPI_SUCCESS && x->nwant) {
-        /* got holds each host's wants in slot order: where each want starts */
-        uint64_t *start = ADIOI_Malloc(sizeof(uint64_t) * x->nwant);
-        {
-            uint64_t *off_of_slot = ADIOI_Malloc(sizeof(uint64_t) * x->nwant);
-            uint64_t at = 0;
-            for (size_t k = 0; k < x->nwant; k++) {
-                off_of_slot[k] = at;
-                at += sorted[k].len;
-            }
-            for (size_t i = 0; i < x->nwant; i++)
-                start[i] = off_of_slot[slot[i]];
-            ADIOI_Free(off_of_slot);
-        }
-        scatter(x, got, start);
-        ADIOI_Free(start);
-    }
-
-  fn_exit:
-    x->nwant = x->nplace = 0;
-    x->wanted = 0;
-    return err;
-}
-
 void ADIOI_BBFS_Exchange_count(const ADIOI_BBFS_Exchange * x, ADIOI_BBFS_Times * times)
 {
     if (!x || !times)
@@ -756,7 +360,7 @@ void ADIOI_BBFS_Exchange_end(ADIOI_BBFS_Exchange * x)
     ADIOI_BBFS_FREE(x->sbytes);
     ADIOI_BBFS_FREE(x->rbytes);
     struct buf *bufs[] = { &x->sorted, &x->slot, &x->asked, &x->back, &x->got, &x->span,
-        &x->spans };
+        &x->spans, &x->said };
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         ADIOI_BBFS_FREE(bufs[i]->p);
     ADIOI_Free(x);

@@ -344,6 +344,7 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
     double t0 = MPI_Wtime(), lap = t0;
     uint64_t total = 0;
     int flushed = 0;
+    int derived = 0;            /* err only says that another process failed */
     /* the seconds since the last lap go to part f of times */
 #define LAP(f) do { if (times) { double now_ = MPI_Wtime(); times->f += now_ - lap; \
             lap = now_; } } while (0)
@@ -456,6 +457,8 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
          * reduction comes after every write of this one, as the next
          * collective write would. */
         int independent = alone || !all_st[3];
+        if (all_st[0] && err == MPI_SUCCESS)
+            derived = 1;
         if (all_st[0] && all_st[4] && err == MPI_SUCCESS)
             err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
                                        MPI_ERR_IO, "**io", "bbfs: another process cannot "
@@ -555,6 +558,10 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
                     total / 1048576.0, t > 0 ? total / 1048576.0 / t : 0.0);
         }
     }
+    /* (rounds across nodes agree no errors of their own: a host that could
+     * not read told the processes it served, and its message reaches all
+     * here) */
+    err = ADIOI_BBFS_Exchange_agree(rp.x, myname, err, derived);
     /* The logs are deleted after this.  With bbfs_durable they were on disk,
      * so the canonical file must be too before they go; without, both live
      * in the page cache and a process crash loses neither. */
