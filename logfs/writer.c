@@ -43,11 +43,31 @@ static int mreserve(struct logfs_writer *w, size_t more, struct logfs_error *err
     return LOGFS_OK;
 }
 
+/* The SYNC records of syncs that found their epoch empty (seal_epoch),
+ * before any later record: epochs line up across writers by their SYNC
+ * records, so each still counts, in order. */
+static int pay_owed_syncs(struct logfs_writer *w, struct logfs_error *err)
+{
+    while (w->syncs_owed) {
+        uint8_t p[20];
+        size_t n = logfs_put_varint(p, w->epoch - w->syncs_owed);
+        n += logfs_put_varint(p + n, w->owed_dlen);
+        int rc = mreserve(w, LOGFS_REC_HEADER_LEN + n, err);
+        if (rc)
+            return rc;
+        w->mfill += logfs_frame_put(w->mbuf + w->mfill, LOGFS_REC_SYNC, p, n, NULL, 0);
+        w->syncs_owed--;
+    }
+    return LOGFS_OK;
+}
+
 /* Queue one record whose payload is @p a followed by @p b. */
 int logfs_writer_queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
                               const uint8_t *b, size_t blen, struct logfs_error *err)
 {
-    int rc = mreserve(w, LOGFS_REC_HEADER_LEN + alen + blen, err);
+    int rc = pay_owed_syncs(w, err);
+    if (!rc)
+        rc = mreserve(w, LOGFS_REC_HEADER_LEN + alen + blen, err);
     if (rc)
         return rc;
     w->mfill += logfs_frame_put(w->mbuf + w->mfill, type, a, alen, b, blen);
@@ -171,6 +191,9 @@ int logfs_writer_marks(struct logfs_writer *w, uint64_t seq, uint64_t step, uint
     int rc;
     if (w->stamp != w->stamp_logged || (w->later && !w->slot_queued)) {
         uint8_t s[20];
+        /* (the stamp's slot is where it is queued: after owed SYNCs) */
+        if ((rc = pay_owed_syncs(w, err)))
+            return rc;
         size_t n = stamp_payload(w, s, w->stamp, w->later), at = w->mfill;
         if ((rc = logfs_writer_queue_record(w, LOGFS_REC_STAMP, s, n, NULL, 0, err)))
             return rc;

@@ -276,6 +276,17 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
     struct stat st;
     if (fstat(w->mfd, &st) == 0 && st.st_nlink == 0)
         return logfs_fail(err, LOGFS_ENOENT, ENOENT, "metalog %s was removed", w->mpath);
+    /* An epoch that queued no record since the last seal: the seal covers
+     * every record already, so this sync owes only its SYNC record, queued
+     * before the next record (pay_owed_syncs) and written with it.  (An
+     * MPI_File_sync with nothing new was a metalog and a seal write.) */
+    if (type == LOGFS_REC_SYNC && w->seal_seq > 0 && w->mfill == 0 && w->mflushed == w->sealed) {
+        if (!w->syncs_owed)
+            w->owed_dlen = w->dl.len;
+        w->syncs_owed++;
+        w->epoch++;
+        return LOGFS_OK;
+    }
     if ((rc = logfs_datalog_sync(&w->dl, err)))
         return rc;
     /* (after settle: a failure takes back the SYNC alone, not the records

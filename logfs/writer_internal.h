@@ -44,6 +44,10 @@ struct logfs_writer {
     char *spath;
     uint64_t seal_seq;   /* seals written so far */
     uint64_t sealed;     /* metalog length the last seal recorded */
+    /* Syncs of epochs that queued no record: their SYNC records are queued
+     * before the next record, at the datalog length they ended (the seal
+     * already covers every record before them). */
+    uint64_t syncs_owed, owed_dlen;
     uint64_t file_id;    /* identity, repeated in every seal */
     uint32_t rank, nwriters;
 

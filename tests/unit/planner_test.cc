@@ -514,15 +514,17 @@ TEST_F(Planner, EpochEndIsOnePastTheLastByteInEitherForm)
     Write(0, 1000, 10);
     Write(1, 4000, 8); // disjoint: the compact form
     SyncAll();
-    SyncAll(); // an epoch writing nothing
+    SyncAll(); // an epoch writing nothing (its SYNC reaches the log with the CLOSE)
+    CloseAll(); // and another
     Build();
-    ASSERT_EQ(3u, logfs_plan_nepochs(plan));
+    ASSERT_EQ(4u, logfs_plan_nepochs(plan));
     EXPECT_FALSE(logfs_plan_epoch_compact(plan, 0));
     EXPECT_TRUE(logfs_plan_epoch_compact(plan, 1));
     EXPECT_EQ(150u, logfs_plan_epoch_end(plan, 0));
     EXPECT_EQ(4008u, logfs_plan_epoch_end(plan, 1));
     EXPECT_EQ(0u, logfs_plan_epoch_end(plan, 2));
-    EXPECT_EQ(0u, logfs_plan_epoch_end(plan, 3)); // no such epoch
+    EXPECT_EQ(0u, logfs_plan_epoch_end(plan, 3));
+    EXPECT_EQ(0u, logfs_plan_epoch_end(plan, 4)); // no such epoch
 }
 
 // A reader that keeps the result of a plan and later applies a plan of only

@@ -408,3 +408,70 @@ TEST_F(Seal, ASizeSeenBeforeServesWhereTheSealIsWithinIt)
     Put(Prefix(seals.back() - 10));
     EXPECT_EQ(LOGFS_ECORRUPT, ReadKeptUpTo(Meta(), seals[0], &sealed).status);
 }
+
+// A sync of an epoch with no record writes nothing (MPI_File_sync with
+// nothing new cost a metalog and a seal write); its SYNC record is queued
+// before the next record, so the epochs still line up across writers.
+TEST_F(Seal, ASyncOfAnEmptyEpochWritesNothingYetCountsBeforeTheNextRecord)
+{
+    auto o = Opts(dir, "f");
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    auto a = Pattern(1000, 1), b = Pattern(200, 2);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, a.data(), a.size(), &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    uint64_t meta = FileSize(Meta()), seq = SealOf(Meta()).seq;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    EXPECT_EQ(meta, FileSize(Meta())) << "an empty epoch's sync wrote the metalog";
+    EXPECT_EQ(seq, SealOf(Meta()).seq) << "an empty epoch's sync wrote the seal";
+    EXPECT_EQ(3u, logfs_writer_epoch(w));
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 100, b.data(), b.size(), &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err)) << err.msg;
+
+    auto r = ReadAll(Meta());
+    ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
+    std::vector<uint64_t> ended;    // the epoch each SYNC/CLOSE closes, in order
+    uint64_t second_write_epoch = 0;
+    int writes = 0;
+    for (auto &rec : r.records) {
+        if (rec.type == LOGFS_REC_SYNC || rec.type == LOGFS_REC_CLOSE)
+            ended.push_back(rec.u.sync.epoch);
+        if (rec.type == LOGFS_REC_WRITE && ++writes == 2)
+            second_write_epoch = rec.epoch;
+    }
+    EXPECT_EQ((std::vector<uint64_t>{0, 1, 2, 3, 4}), ended);
+    EXPECT_EQ(3u, second_write_epoch) << "the write after two empty syncs is in epoch 3";
+    EXPECT_EQ(5u, SealOf(Meta()).epochs);
+    ASSERT_EQ(LOGFS_OK, Build(false)) << err.msg;
+    EXPECT_EQ(5u, logfs_plan_nepochs(plan));
+    auto model = a;
+    std::copy(b.begin(), b.end(), model.begin() + 100);
+    EXPECT_EQ(model, Replay());
+}
+
+TEST_F(Seal, SyncsOfEmptyEpochsBeforeACloseAreWrittenBeforeIt)
+{
+    auto o = Opts(dir, "f");
+    logfs_writer *w;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_open(&o, &w, &err)) << err.msg;
+    auto a = Pattern(1000, 1);
+    ASSERT_EQ(LOGFS_OK, logfs_writer_write(w, 0, a.data(), a.size(), &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_sync(w, &err)) << err.msg;
+    ASSERT_EQ(LOGFS_OK, logfs_writer_close(w, &err)) << err.msg;
+    auto r = ReadAll(Meta());
+    ASSERT_EQ(LOGFS_END, r.status) << r.err.msg;
+    std::vector<int> types;
+    for (auto &rec : r.records)
+        if (rec.type == LOGFS_REC_SYNC || rec.type == LOGFS_REC_CLOSE)
+            types.push_back(rec.type);
+    EXPECT_EQ((std::vector<int>{LOGFS_REC_SYNC, LOGFS_REC_SYNC, LOGFS_REC_SYNC, LOGFS_REC_CLOSE}),
+              types);
+    auto s = SealOf(Meta());
+    EXPECT_EQ(4u, s.epochs);
+    EXPECT_TRUE(s.closed);
+    EXPECT_EQ(FileSize(Meta()), s.length);
+}
