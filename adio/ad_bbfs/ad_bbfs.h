@@ -549,6 +549,12 @@ int ADIOI_BBFS_Server_other_live_map(ADIOI_BBFS_File * bf, char *out, size_t len
  * both, and, once the publishing succeeded, takes and connects to the
  * adopted map.  Collective; an error alike everywhere. */
 int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const char *adopted);
+/* A logging handle's server open is agreed with the logs' start (it
+ * returns the process's own error, not agreed): the start carries process
+ * 0's incarnation of the map (..._incarnation there), which every other
+ * process takes (..._agreed). */
+uint64_t ADIOI_BBFS_Server_incarnation(const ADIOI_BBFS_File * bf);
+void ADIOI_BBFS_Server_agreed(ADIOI_BBFS_File * bf, uint64_t rank0s);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the

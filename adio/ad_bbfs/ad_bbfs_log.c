@@ -44,7 +44,8 @@ static void free_metalogs(ADIOI_BBFS_File * bf)
 
 /* A writer as the others see it: pointers into gather_ids' packed bytes. */
 struct writer_id {
-    int err_class;              /* its logs could not be created (0: they were) */
+    int err_class;              /* its open failed, or its logs (0: neither) */
+    uint64_t incarnation;       /* process 0's: its map's incarnation (0: none) */
     const char *path, *host, *server;
 };
 
@@ -66,11 +67,12 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int n = bf->nwriters, err_class = 0;
     const char *host = ADIOI_BBFS_Host_name();
-    char cls[16];
+    char cls[40];
 
     if (err != MPI_SUCCESS)
         MPI_Error_class(err, &err_class);
-    snprintf(cls, sizeof(cls), "%d", err_class);
+    snprintf(cls, sizeof(cls), "%d %llu", err_class,
+             (unsigned long long) ADIOI_BBFS_Server_incarnation(bf));
     const char *path = err == MPI_SUCCESS ? logfs_writer_metalog_path(bf->writer) : "";
     const char *server = ADIOI_BBFS_Server_node(bf);
     const char *part[4] = { cls, path, host, server };
@@ -124,7 +126,9 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     *all = ADIOI_Malloc(sizeof(**all) * n);
     for (int r = 0; r < n; r++) {
         const char *p = *packed + displs[r];
-        (*all)[r].err_class = atoi(p);
+        char *after;
+        (*all)[r].err_class = (int) strtol(p, &after, 10);
+        (*all)[r].incarnation = strtoull(after, NULL, 10);
         p += strlen(p) + 1;
         (*all)[r].path = p;
         p += strlen(p) + 1;
@@ -174,6 +178,7 @@ static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **a
     int err = MPI_SUCCESS;
     for (int r = 0; r < n; r++) {
         (*all)[r].err_class = 0;
+        (*all)[r].incarnation = 0;
         (*all)[r].host = h;
         (*all)[r].server = h + strlen(host);
         (*all)[r].path = *packed + at;
@@ -261,8 +266,10 @@ static void log_start(ADIO_File fd, int err_in, int *error_code)
     for (int r = 0; r < bf->nwriters && err == MPI_SUCCESS; r++)
         if (all[r].err_class != 0)
             err = MPIO_Err_create_code(MPI_SUCCESS, MPIR_ERR_RECOVERABLE, myname, __LINE__,
-                                       all[r].err_class, "**io", "bbfs: cannot create logs "
-                                       "on process %d (see its error)", r);
+                                       all[r].err_class, "**io", "bbfs: the open failed on "
+                                       "process %d (see its error)", r);
+    if (err == MPI_SUCCESS && !alike)
+        ADIOI_BBFS_Server_agreed(bf, all[0].incarnation);
     if (err != MPI_SUCCESS) {
         ADIOI_BBFS_FREE(all);
         ADIOI_BBFS_FREE(packed);

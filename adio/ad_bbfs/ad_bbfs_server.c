@@ -418,19 +418,40 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     if (!err_here && (bf->nreplayed || bf->replayed_all) && s->rank == 0
         && tell_replayed(s, bf, err, sizeof(err)))
         err_here = 1;
-    /* (one reduction: everyone's errors, and rank 0's incarnation, which
-     * the others give as 0) */
     int mine = err_in != MPI_SUCCESS ? err_in
         : err_here && !follows_zero ? ADIOI_BBFS_Err_server(myname, __LINE__, err) : MPI_SUCCESS;
+    s->bf = bf;
+    bf->srv = s;
+    /* A handle that logs agrees this with the logs' start, whose exchange
+     * of log names carries every process's error and rank 0's incarnation
+     * (ADIOI_BBFS_Server_agreed): one collective fewer per open across
+     * nodes.  (Every process has its server state by now, failed or not:
+     * the start takes the same path everywhere, and a failed open frees
+     * it with the handle.) */
+    if (bf->log_writes) {
+        *error_code = mine;
+        return;
+    }
+    /* (one reduction: everyone's errors, and rank 0's incarnation, which
+     * the others give as 0) */
     *error_code = ADIOI_BBFS_Agree_error_with(fd->comm, myname, mine, &s->map_incarnation);
     *agreed = 1;
     if (*error_code != MPI_SUCCESS) {
+        bf->srv = NULL;
         ADIOI_BBFS_Server_reads_end(s);
         ADIOI_Free(s);
-        return;
     }
-    s->bf = bf;
-    bf->srv = s;
+}
+
+uint64_t ADIOI_BBFS_Server_incarnation(const ADIOI_BBFS_File * bf)
+{
+    return bf->srv ? bf->srv->map_incarnation : 0;
+}
+
+void ADIOI_BBFS_Server_agreed(ADIOI_BBFS_File * bf, uint64_t rank0s)
+{
+    if (bf->srv && bf->srv->rank != 0)
+        bf->srv->map_incarnation = rank0s;
 }
 
 int ADIOI_BBFS_Server_other_live_map(ADIOI_BBFS_File * bf, char *out, size_t len)

@@ -201,13 +201,14 @@ if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$late" "bbfs:$wor
 else fail "2 nodes: read-only handle that replayed at open (see $work/late-p.out)"; sed "s/^/  | /" "$work/late-p.out" | tail -8; fi
 # The collectives of an open across nodes, in the steady state (call-cost
 # counts after its timed runs; session 50: a shared open, write and close
-# 21 against stock 12, a read-only one 12 against 11): they may only go
+# 21 against stock 12, a read-only one 12 against 11; session 55: 17, the
+# server agreement riding in the start of the logs, and 10): they may only go
 # down.  Lower these limits as the counts come down.
 mkdir -p "$work/cc"
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$callcost" -dir "$work/cc" \
     -cases open,rdonly -repeats 1 -iters 2 > "$work/cc.out" 2>&1 < /dev/null \
-    && awk '\''$1 == "open" && $NF > 0 && $(NF-2) <= $NF + 9 { o++ }
-             $1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF + 1 { r++ }
+    && awk '\''$1 == "open" && $NF > 0 && $(NF-2) <= $NF + 5 { o++ }
+             $1 == "rdonly" && $NF > 0 && $(NF-2) <= $NF { r++ }
              END { exit !(o == 1 && r == 1) }'\'' "$work/cc.out"; then
     ok "2 nodes: the collectives of an open: $(grep -E "^(open|rdonly) " "$work/cc.out" | sed "s/.*collectives/ /" | tr "\n" ",")"
 else fail "2 nodes: collectives of an open above the counted (see $work/cc.out)"; sed "s/^/  | /" "$work/cc.out" | tail -4; fi
@@ -234,8 +235,12 @@ for m in term kill attach read; do
     else fail "2 nodes, a server restarted under the job: $m (see $work/restart-$m.out)"
         sed "s/^/  | /" "$work/restart-$m.out" | tail -12; fi
 done
+touch "$work/two-nodes.done"
 exit $((fails > 0))
 ' || fails=$((fails+1))
+# (a quote in the script above ends it early, and the shell may run what
+# is left as something else: the part must reach its end)
+[ -f "$work/two-nodes.done" ] || fail "the 2-node part did not run to its end"
 
 # 5. three nodes
 "$cluster" with 3 "$work/c3" env work="$work" runner="$runner" specs="$specs" models="$models" \
