@@ -252,7 +252,8 @@ static int write_seal(struct logfs_writer *w, int closed, struct logfs_error *er
         return logfs_fail_errno(err, e, "cannot write seal", w->spath);
     w->seal_seq = s.seq;
     w->sealed = s.length;
-    if (w->durable && fdatasync(w->sfd) < 0)
+    w->seal_unsynced = w->durable && fdatasync(w->sfd) < 0;
+    if (w->seal_unsynced)
         return logfs_fail_errno(err, errno, "cannot fdatasync seal", w->spath);
     return LOGFS_OK;
 }
@@ -281,6 +282,11 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
      * before the next record (pay_owed_syncs) and written with it.  (An
      * MPI_File_sync with nothing new was a metalog and a seal write.) */
     if (type == LOGFS_REC_SYNC && w->seal_seq > 0 && w->mfill == 0 && w->mflushed == w->sealed) {
+        /* (the seal of a sync whose fdatasync of it failed, retried: made
+         * durable now, or this one fails too) */
+        if (w->seal_unsynced && fdatasync(w->sfd) < 0)
+            return logfs_fail_errno(err, errno, "cannot fdatasync seal", w->spath);
+        w->seal_unsynced = 0;
         if (!w->syncs_owed)
             w->owed_dlen = w->dl.len;
         w->syncs_owed++;
@@ -292,10 +298,10 @@ static int seal_epoch(struct logfs_writer *w, int type, struct logfs_error *err)
     /* (after settle: a failure takes back the SYNC alone, not the records
      * settle queued, which a retry must still write) */
     saved = w->mfill;
-    if ((rc = queue_epoch_end(w, type, err)))
-        return rc;
-    if ((rc = logfs_writer_flush_meta(w, err))) {
+    uint64_t owed = w->syncs_owed;     /* (queued with it: owed again if it fails) */
+    if ((rc = queue_epoch_end(w, type, err)) || (rc = logfs_writer_flush_meta(w, err))) {
         w->mfill = saved;
+        w->syncs_owed = owed;
         return rc;
     }
     /* The record is in the file now, so the epoch is over even if the

@@ -44,6 +44,7 @@ struct logfs_writer {
     char *spath;
     uint64_t seal_seq;   /* seals written so far */
     uint64_t sealed;     /* metalog length the last seal recorded */
+    int seal_unsynced;   /* durable, and the last seal's fdatasync failed */
     /* Syncs of epochs that queued no record: their SYNC records are queued
      * before the next record, at the datalog length they ended (the seal
      * already covers every record before them). */

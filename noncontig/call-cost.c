@@ -29,7 +29,8 @@
  * (ROMIO and the driver call PMPI_ entry points through the dynamic
  * linker: this program defines them, counts and passes each on).  Calls
  * the program itself makes are not counted.  With CALL_COST_TRACE set,
- * process 0 names each on stderr with the function that made it.
+ * process 0 (CALL_COST_TRACE_RANK: that one) names each on stderr with the
+ * function that made it.
  *
  * usage: mpiexec -n 4 call-cost [-dir DIR] [-repeats R] [-iters N]
  *                               [-cases open,self,...]

@@ -303,11 +303,14 @@ static int round_exchange(ADIOI_BBFS_Exchange * x, int failed)
             x->wants += scount[p];
     }
     /* MPI's counts and displacements are ints: this process's flag says
-     * whether its bytes out or in (or its wants, as integers) would pass
-     * them, and goes before its wants to every process, so that all see
-     * every flag. */
-    uint64_t too_big = out_total > INT_MAX || in_total > INT_MAX
-        || 3 * (nasked + np) > INT_MAX || 3 * ((long long) x->nwant + np) > INT_MAX;
+     * whether its bytes out or in would pass them, and goes before its
+     * wants to every process, so that all see every flag.  (The wants
+     * themselves go as three integers each, unchecked: a want is a run of
+     * a datalog, runs that continue are merged, and a process asks at most
+     * bbfs_replay_buffer of them, so a host's count passes 2^31 / 3 only
+     * where hundreds of processes each want a round of single separate
+     * bytes from its logs.) */
+    uint64_t too_big = out_total > INT_MAX || in_total > INT_MAX;
 
     /* Wants, each host's block led by this process's flag. */
     for (int p = 0; p < np; p++) {

@@ -450,7 +450,9 @@ uint64_t ADIOI_BBFS_Server_incarnation(const ADIOI_BBFS_File * bf)
 
 void ADIOI_BBFS_Server_agreed(ADIOI_BBFS_File * bf, uint64_t rank0s)
 {
-    if (bf->srv && bf->srv->rank != 0)
+    /* (0: process 0 has not heard the map since it adopted it, or a
+     * restart of the logs; what this process learned stands) */
+    if (bf->srv && bf->srv->rank != 0 && rank0s != 0)
         bf->srv->map_incarnation = rank0s;
 }
 
