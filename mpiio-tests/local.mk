@@ -134,28 +134,28 @@ check_PROGRAMS += %reldir%/t_replay_nomem
 TESTS += %reldir%/t_replay_nomem.mpi %reldir%/t_replay_flush.mpi
 EXTRA_DIST += %reldir%/t_replay_nomem.mpi %reldir%/t_replay_flush.mpi
 
-check_PROGRAMS += %reldir%/t_replay_pack %reldir%/t_replay_2g %reldir%/t_replay_4g
+# Calls and replay pieces of 4 GiB and more: past 2^32, so past 2^31 too
+# (2 GiB twins of these ran until session 56 and found nothing these miss:
+# a length cut to int or to uint32 comes out 1 MiB here, wrong bytes).
+check_PROGRAMS += %reldir%/t_replay_pack %reldir%/t_replay_4g
 %canon_reldir%_t_replay_pack_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_t_replay_pack_LDADD = $(MPIIO_TEST_LDADD)
-%canon_reldir%_t_replay_2g_SOURCES = %reldir%/t_replay_big.c
-%canon_reldir%_t_replay_2g_CPPFLAGS = $(MPI_CPPFLAGS) -DBIG_CHUNKS=9
-%canon_reldir%_t_replay_2g_LDADD = $(MPIIO_TEST_LDADD)
 %canon_reldir%_t_replay_4g_SOURCES = %reldir%/t_replay_big.c
 %canon_reldir%_t_replay_4g_CPPFLAGS = $(MPI_CPPFLAGS) -DBIG_CHUNKS=17
 %canon_reldir%_t_replay_4g_LDADD = $(MPIIO_TEST_LDADD)
-TESTS += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi %reldir%/t_replay_4g.mpi
-EXTRA_DIST += %reldir%/t_replay_pack.mpi %reldir%/t_replay_2g.mpi %reldir%/t_replay_4g.mpi
+TESTS += %reldir%/t_replay_pack.mpi %reldir%/t_replay_4g.mpi
+EXTRA_DIST += %reldir%/t_replay_pack.mpi %reldir%/t_replay_4g.mpi
 
-# Single calls of 2 GiB and more (t_huge_calls.c says what each one broke).
-check_PROGRAMS += %reldir%/t_huge_2g %reldir%/t_huge_4g
-%canon_reldir%_t_huge_2g_SOURCES = %reldir%/t_huge_calls.c
-%canon_reldir%_t_huge_2g_CPPFLAGS = $(MPI_CPPFLAGS) -DHUGE_MIB=2049
-%canon_reldir%_t_huge_2g_LDADD = $(MPIIO_TEST_LDADD)
+# Single calls of 4 GiB and more (t_huge_calls.c says what each one broke).
+check_PROGRAMS += %reldir%/t_huge_4g %reldir%/t_huge_4g_remote
 %canon_reldir%_t_huge_4g_SOURCES = %reldir%/t_huge_calls.c
 %canon_reldir%_t_huge_4g_CPPFLAGS = $(MPI_CPPFLAGS) -DHUGE_MIB=4097
 %canon_reldir%_t_huge_4g_LDADD = $(MPIIO_TEST_LDADD)
-TESTS += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi %reldir%/t_huge_2g_remote.mpi
-EXTRA_DIST += %reldir%/t_huge_2g.mpi %reldir%/t_huge_4g.mpi %reldir%/t_huge_2g_remote.mpi
+%canon_reldir%_t_huge_4g_remote_SOURCES = %reldir%/t_huge_calls.c
+%canon_reldir%_t_huge_4g_remote_CPPFLAGS = $(MPI_CPPFLAGS) -DHUGE_MIB=4097 -DHUGE_REMOTE_ONLY
+%canon_reldir%_t_huge_4g_remote_LDADD = $(MPIIO_TEST_LDADD)
+TESTS += %reldir%/t_huge_4g.mpi %reldir%/t_huge_4g_remote.mpi
+EXTRA_DIST += %reldir%/t_huge_4g.mpi %reldir%/t_huge_4g_remote.mpi
 
 check_PROGRAMS += %reldir%/t_many_blocks
 %canon_reldir%_t_many_blocks_CPPFLAGS = $(MPI_CPPFLAGS)

@@ -6,9 +6,8 @@
  * One process writes BIG_CHUNKS * 256 MiB from offset 0 (in 256 MiB calls),
  * leaves a 256 MiB hole, and writes 4 KiB after it; after close it reads
  * back samples around each 2 GiB mark, the hole and the tail, and the
- * runner compares the whole file with ufs:.  Built twice: t_replay_2g
- * (2.25 GiB, past a signed 32-bit length) and t_replay_4g (4.25 GiB, past
- * an unsigned one). */
+ * runner compares the whole file with ufs:.  Built as t_replay_4g (4.25
+ * GiB: past a signed and an unsigned 32-bit length). */
 #include "testlib.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -16,7 +16,10 @@
 # Environment: MPIEXEC, BUILDDIR, MPI_PREFIX (set by make check); CLUSTER_TESTS_2 and
 # CLUSTER_TESTS_3, the mpiio-tests specs to run across 2 and 3 nodes
 # (default: every spec but the 2 and 4 GiB ones on 2 nodes, and those that
-# sync, replay, reopen, delete or crash on 3).
+# sync, replay, reopen, delete or crash on 3); CLUSTER_CHECK_SHARED_LOGS=no
+# leaves out the runs with a log directory every node shares (make
+# check-ucx: the MPI device's paths are the same for both, and the runs on
+# node-local logs are the deployment's).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cluster="$here/cluster.sh"
@@ -45,9 +48,16 @@ export MPIEXEC
 all_specs=$(cd "$here/../../mpiio-tests" && ls t_*.mpi | sed 's/\.mpi$//' | grep -v -E '^t_(replay_[24]g|huge_.*)$' | tr '\n' ' ')
 specs_2=${CLUSTER_TESTS_2:-$all_specs}
 specs_3=${CLUSTER_TESTS_3:-"t_epochs t_consistency t_reopen t_delete t_crash t_random_replay t_replay_rounds_tool t_collorder t_handles"}
+shared_logs=${CLUSTER_CHECK_SHARED_LOGS:-yes}
+case $shared_logs in
+    yes) ;;
+    no) echo "(CLUSTER_CHECK_SHARED_LOGS=no: no runs with a shared log directory)" ;;
+    *) echo "FAIL: CLUSTER_CHECK_SHARED_LOGS is yes or no, not $shared_logs"; exit 1 ;;
+esac
 
 for n in 2 3; do
     if [ $n = 2 ]; then specs=$specs_2; else specs=$specs_3; fi
+    [ "$shared_logs" = yes ] || specs=
     dir="$work/c$n"
     out="$work/c$n.out"
     "$cluster" with "$n" "$dir" sh -c '
@@ -109,6 +119,7 @@ done
 
 # ROMIO's own tests across 2 nodes (their logs in the shared /tmp, then in
 # each node's own directory).
+if [ "$shared_logs" = yes ]; then
 "$cluster" with 2 "$work/romio" sh -c '
     MPIEXEC="$CLUSTER_DIR/mpiexec" ROMIO_TESTS_OUT="'"$work"'/romio-out" \
         "'"$here"'/../../mpiio-tests/romio-tests.sh"' > "$work/romio.out" 2>&1
@@ -117,6 +128,7 @@ check "2 nodes: ROMIO's tests on ufs: and bbfs: (see $work/romio.out)" test "$rc
 check "2 nodes: ROMIO's tests ran through the cluster's mpiexec" \
     grep -q "ROMIO tests: [1-9][0-9]* passed, 0 failed" "$work/romio.out"
 check "2 nodes: nothing left after the ROMIO tests" test "$(leftovers "$work")" = "$before"
+fi
 "$cluster" with 2 "$work/romio-nl" sh -c '
     BBFS_LOGDIR="$CLUSTER_DIR/local" MPIEXEC="$CLUSTER_DIR/mpiexec" \
         ROMIO_TESTS_OUT="'"$work"'/romio-nl-out" \
@@ -124,6 +136,8 @@ check "2 nodes: nothing left after the ROMIO tests" test "$(leftovers "$work")" 
 rc=$?
 check "2 nodes, node-local logs: ROMIO's tests on ufs: and bbfs: (see $work/romio-nl.out)" \
     test "$rc" = 0
+check "2 nodes, node-local logs: ROMIO's tests ran" \
+    grep -q "ROMIO tests: [1-9][0-9]* passed, 0 failed" "$work/romio-nl.out"
 check "2 nodes, node-local logs: nothing left after the ROMIO tests" \
     test "$(leftovers "$work")" = "$before"
 
