@@ -18,6 +18,11 @@ cp_setup() {
     [ -x "$MPIEXEC" ] || { echo "FAIL: mpiexec $MPIEXEC is missing (MPICH not built?)"; exit 1; }
     rm -rf "$work"; mkdir -p "$work"
     export BBFS_LOGDIR="$work/logs"
+    # The servers rows that force the path across nodes start: gone with
+    # the test, and before a row removes their log directory (they would
+    # wait out their idle limit on a directory that is no more).
+    export BBFS_SERVER_IDLE="${BBFS_SERVER_IDLE:-20}"
+    trap cp_stop_servers EXIT
     printf 'bbfs_replay_buffer 65536\n' > "$work/close.hints"
     printf 'bbfs_replay_buffer 65536\nbbfs_replay never\n' > "$work/deferred.hints"
     "$MPIEXEC" -n $np "$prog" "ufs:$work/ref.dat" </dev/null >"$work/ref.out" 2>&1 \
@@ -25,6 +30,8 @@ cp_setup() {
 }
 
 fail() { echo "FAIL: $*"; status=1; }
+
+cp_stop_servers() { pkill -f "bbserver --logdir $BBFS_LOGDIR " 2>/dev/null; return 0; }
 
 # cp_judge WHAT DIR VERIFY: DIR/data.dat holds every block a completed sync
 # or close covered (VERIFY judged), or is the whole reference (--exact).

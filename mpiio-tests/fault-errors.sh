@@ -28,7 +28,7 @@ row() {
     local file=$1 fault=$2 rank=$3 hints=$4 cls=$5 text=$6 verify=$7
     local dir; dir="$work/$(echo "$fault-$rank" | tr -c 'a-zA-Z0-9-\n' _)"
     local f="$dir/data.dat" envs=(BBFS_EXPECT_CLASS="$cls" BBFS_EXPECT_TEXT="$text")
-    rm -rf "$dir" "$BBFS_LOGDIR"; mkdir -p "$dir" "$BBFS_LOGDIR"
+    cp_stop_servers; rm -rf "$dir" "$BBFS_LOGDIR"; mkdir -p "$dir" "$BBFS_LOGDIR"
     if [ "$fault" = remove-logs ]; then envs+=(BBFS_TEST_REMOVE_LOGS=1)
     else envs+=(BBFS_FAULT="$fault"); fi
     [ "$rank" = - ] || envs+=(BBFS_FAULT_RANK="$rank")
@@ -84,7 +84,7 @@ fi
 # ... and before any recovery, the file holds no byte the replay did not
 # get: each is the reference's, or not written (zero).
 d="$work/exchange-partial"
-rm -rf "$d" "$BBFS_LOGDIR"; mkdir -p "$d" "$BBFS_LOGDIR"
+cp_stop_servers; rm -rf "$d" "$BBFS_LOGDIR"; mkdir -p "$d" "$BBFS_LOGDIR"
 BBFS_FAULT="exchange-serve#3:EIO" BBFS_FAULT_RANK=1 BBFS_EXPECT_CLASS=MPI_ERR_IO \
     ROMIO_HINTS="$work/remote.hints" timeout 120 "$MPIEXEC" -n $np "$prog" "bbfs:$d/data.dat" \
     </dev/null >"$d/run.out" 2>&1
