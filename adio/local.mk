@@ -28,7 +28,7 @@ AM_LDFLAGS = -Wl,-rpath,$(MPI_PREFIX)/lib
 BBFS_MPI_INPUTS = \
 	$(wildcard $(top_srcdir)/adio/ad_bbfs/*.[ch] $(top_srcdir)/adio/ad_bbfs/Makefile.mk) \
 	$(wildcard $(top_srcdir)/logfs/*.[ch] $(top_srcdir)/logfs/sources.mk) \
-	$(addprefix $(top_srcdir)/bbserver/,proto.c proto.h token.c token.h ucx_dl.c ucx_dl.h \
+	$(addprefix $(top_srcdir)/bbserver/,proto.c proto.h bigbuf.c bigbuf.h token.c token.h ucx_dl.c ucx_dl.h \
 	  ucx.c ucx.h client.c client.h server.h drains.h) \
 	$(wildcard $(top_srcdir)/adio/mpich-patches/romio-*.patch) \
 	$(top_srcdir)/tools/build-common.sh $(MPI_BUILD_INPUTS)

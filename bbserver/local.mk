@@ -4,9 +4,9 @@
 # the transport (ucx.c, server.c, client.c) is UCX.
 
 BBS_CFLAGS = $(AM_CFLAGS) -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC
-BBS_CORE_H = %reldir%/proto.h %reldir%/ownmap.h %reldir%/serve.h %reldir%/token.h \
+BBS_CORE_H = %reldir%/proto.h %reldir%/bigbuf.h %reldir%/ownmap.h %reldir%/serve.h %reldir%/token.h \
 	%reldir%/state.h %reldir%/drains.h
-BBS_CORE_C = %reldir%/proto.c %reldir%/ownmap.c %reldir%/serve.c %reldir%/token.c \
+BBS_CORE_C = %reldir%/proto.c %reldir%/bigbuf.c %reldir%/ownmap.c %reldir%/serve.c %reldir%/token.c \
 	%reldir%/state.c %reldir%/drains.c
 BBS_CORE_SRCS = $(BBS_CORE_H) $(BBS_CORE_C)
 BBS_NET_SRCS = \

@@ -4,6 +4,7 @@
  * fit, so each decode reads straight down the layout and checks once.
  */
 #include "proto.h"
+#include "bigbuf.h"
 #include "drains.h"
 
 #include <stdarg.h>
@@ -35,15 +36,39 @@ const char *bbs_status_str(int status)
 
 void bbs_buf_free(struct bbs_buf *b)
 {
-    free(b->p);
+    bbs_big_give(b->p, b->cap);
     memset(b, 0, sizeof(*b));
+}
+
+/* A buffer of a megabyte and more comes from the kept ones (bigbuf.h), at
+ * the size asked for rounded up to a megabyte or twice the old one, not
+ * the next power of two: a read's reply is 64 MiB and a few bytes. */
+static int grow_big(struct bbs_buf *b, size_t need)
+{
+    size_t cap = (need + BBS_BIG - 1) / BBS_BIG * BBS_BIG;
+    if (cap < 2 * b->cap)
+        cap = 2 * b->cap;
+    uint8_t *p = bbs_big_take(cap, &cap);
+    if (!p)
+        return -1;
+    if (b->len)
+        memcpy(p, b->p, b->len);
+    bbs_big_give(b->p, b->cap);
+    b->p = p;
+    b->cap = cap;
+    return 0;
 }
 
 static uint8_t *grow(struct bbs_buf *b, size_t n)
 {
     if (b->failed)
         return NULL;
-    if (b->len + n > b->cap) {
+    if (b->len + n > b->cap && b->len + n >= BBS_BIG) {
+        if (grow_big(b, b->len + n) != 0) {
+            b->failed = 1;
+            return NULL;
+        }
+    } else if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->len + n)
             cap *= 2;

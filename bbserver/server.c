@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #endif
 #include "server.h"
+#include "bigbuf.h"
 #include "../logfs/coding.h"
 #include "../logfs/fault.h"
 
@@ -279,29 +280,39 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
     return j->in->desc ? UCS_INPROGRESS : UCS_OK;
 }
 
+/* A reply sent (or failed, or its client gone): its buffer is given back
+ * (bigbuf.h), and its request freed here, at its end.  (A request freed
+ * earlier gets no callback: until session 56 every reply sent by
+ * rendezvous, a read's 64 MiB ones, was kept until the server exited, 4
+ * GiB of them for one 4 GiB read.) */
 static void send_done(void *request, ucs_status_t status, void *user_data)
 {
-    (void) request;
     (void) status;
-    free(user_data);
+    struct bbs_buf *b = user_data;
+    bbs_buf_free(b);
+    free(b);
+    if (request)
+        ucp_request_free(request);
 }
 
 /* Send j's reply (if its client is still there) and free j. */
 static void send_reply(struct job *j)
 {
-    if (!j->conn->dead && j->reply.len) {
+    struct bbs_buf *sending;
+    if (!j->conn->dead && j->reply.len && (sending = malloc(sizeof(*sending))) != NULL) {
         ucp_request_param_t p;
+        *sending = j->reply;    /* (the buffer's, given back when sent) */
+        memset(&j->reply, 0, sizeof(j->reply));
         memset(&p, 0, sizeof(p));
         p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
             | UCP_OP_ATTR_FIELD_FLAGS;
         p.cb.send = send_done;
-        p.user_data = j->reply.p;       /* freed when sent */
+        p.user_data = sending;
         p.flags = UCP_AM_SEND_FLAG_REPLY;
-        ucs_status_t st = bbs_ucx_release(ucp_am_send_nbx(j->conn->ep, BBS_AM_REPLY, NULL, 0,
-                                                          j->reply.p, j->reply.len, &p));
-        if (st != UCS_INPROGRESS)
-            free(j->reply.p);
-        j->reply.p = NULL;
+        ucs_status_ptr_t r = ucp_am_send_nbx(j->conn->ep, BBS_AM_REPLY, NULL, 0, sending->p,
+                                             sending->len, &p);
+        if (r == NULL || UCS_PTR_IS_ERR(r))
+            send_done(NULL, UCS_PTR_STATUS(r), sending);        /* (no callback comes) */
     }
     j->conn->refs--;
     bbs_buf_free(&j->reply);
@@ -621,12 +632,13 @@ int bbs_server_run(const struct bbs_server_opts *o)
             break;
         }
         struct epoll_event evs[3];
-        int timeout = o->idle_limit > 0 ? 1000 : -1;
-        int n = epoll_wait(ep, evs, 3, s.receiving ? 10 : timeout);
+        int n = epoll_wait(ep, evs, 3, s.receiving ? 10 : 1000);
         if (n < 0 && errno != EINTR) {
             perror("bbserver: epoll_wait");
             break;
         }
+        if (n == 0 && !s.receiving)
+            bbs_big_trim();     /* a second with nothing to do: the reply buffers go */
         int stop = 0;
         for (int i = 0; i < n; i++) {
             uint64_t v;

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #endif
 #include "ucx.h"
+#include "bigbuf.h"
 
 #include <netdb.h>
 #include <stdio.h>
@@ -145,7 +146,7 @@ struct bbs_incoming *bbs_incoming_take(void *data, size_t length,
                                        const ucp_am_recv_param_t *param)
 {
     struct bbs_incoming *in = calloc(1, sizeof(*in));
-    if (!in || (in->buf = malloc(length ? length : 1)) == NULL) {
+    if (!in || (in->buf = bbs_big_take(length, &in->cap)) == NULL) {
         free(in);
         return NULL;
     }
@@ -199,18 +200,8 @@ void bbs_incoming_free(struct bbs_incoming *in)
 {
     if (!in)
         return;
-    free(in->buf);
+    bbs_big_give(in->buf, in->cap);
     free(in);
-}
-
-ucs_status_t bbs_ucx_release(ucs_status_ptr_t p)
-{
-    if (p == NULL)
-        return UCS_OK;
-    if (UCS_PTR_IS_ERR(p))
-        return UCS_PTR_STATUS(p);
-    ucp_request_free(p);
-    return UCS_INPROGRESS;
 }
 
 double bbs_now(void)

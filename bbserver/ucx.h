@@ -47,7 +47,7 @@ int bbs_addr_resolve(const char *host, uint16_t port, struct sockaddr_storage *s
  * progress) when buf holds len bytes, or status says why not. */
 struct bbs_incoming {
     uint8_t *buf;
-    size_t len;
+    size_t len, cap;            /* (cap: buf's size, bigbuf.h) */
     int done;
     ucs_status_t status;
     void *desc;                 /* rendezvous descriptor not yet started */
@@ -69,9 +69,5 @@ int bbs_incoming_start(struct bbs_ucx *u, struct bbs_incoming *in);
 /* Free an incoming that is done. */
 void bbs_incoming_free(struct bbs_incoming *in);
 
-/* Check a UCX status pointer of a send: NULL (done) or an error frees
- * nothing; a request is released (its callback still runs).
- * @return the status when known now, UCS_INPROGRESS otherwise. */
-ucs_status_t bbs_ucx_release(ucs_status_ptr_t p);
 
 #endif

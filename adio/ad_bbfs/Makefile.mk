@@ -54,10 +54,11 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_drain.c          \
     bbfs/adio/ad_bbfs/ad_bbfs_bbs_client.c     \
     bbfs/bbserver/proto.c                      \
+    bbfs/bbserver/bigbuf.c                     \
     bbfs/bbserver/token.c                      \
     bbfs/bbserver/ucx_dl.c
 
-noinst_HEADERS += $(LOGFS_HDRS) bbfs/bbserver/proto.h bbfs/bbserver/token.h \
+noinst_HEADERS += $(LOGFS_HDRS) bbfs/bbserver/proto.h bbfs/bbserver/bigbuf.h bbfs/bbserver/token.h \
     bbfs/bbserver/client.h bbfs/bbserver/drains.h bbfs/bbserver/ucx.h bbfs/bbserver/ucx_dl.h bbfs/bbserver/server.h
 romio_other_sources += $(LOGFS_SRCS)
 

@@ -107,6 +107,23 @@ p=$(ctl1 ping)
 echo "$p" | grep -q "files 1 refused 1 .* attach 3 query 1 detach 0 stat 1 replayed 0 read 1 export 0 remove 0 drain 0 drains 0$" && ok "the server counted one refusal and holds one file: $p" \
     || fail "ping: $p"
 
+# 3b. large reads give their memory back: 6 reads of 64 MiB (each reply
+# sent by rendezvous), then the server idle for 2 s holds less than 200
+# MB (its kept reply buffers go after 1 s idle).  Until session 56 a
+# reply sent by rendezvous was never freed: 384 MiB and more here.
+big=$local/big.bbfs.0.datalog
+on node0 sh -c "head -c 67108864 /dev/urandom > $big && chmod 600 $big"
+for i in 1 2 3 4 5 6; do
+    ctl1 read "$big" 0 67108864 | cmp -s - <(on node0 cat "$big") || fail "big read $i differs"
+done
+sleep 2
+spid_real=$(pgrep -f "^$srv --logdir $local" | head -1)
+rss=$(awk "/^VmRSS/ {print \$2}" /proc/$spid_real/status 2>/dev/null)
+if [ -n "$rss" ] && [ "$rss" -lt 204800 ]; then
+    ok "after 6 reads of 64 MiB the idle server holds $rss kB"
+else fail "after 6 reads of 64 MiB the idle server holds ${rss:-?} kB (its replies kept?)"; fi
+rm -f "$big"
+
 # 4. reads outside the log directory
 on node0 ln -sf /etc/passwd "$local/link"
 for p in /etc/passwd "$local/link" "$local/../../../../etc/passwd"; do

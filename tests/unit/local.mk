@@ -30,6 +30,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/hint_table_test.cc \
 	%reldir%/export_test.cc \
 	%reldir%/proto_test.cc \
+	%reldir%/bigbuf_test.cc \
 	%reldir%/ownmap_test.cc \
 	%reldir%/serve_test.cc \
 	%reldir%/state_test.cc \
