@@ -64,6 +64,7 @@ static void verify(const unsigned char *buf, size_t n, uint64_t off, int tag, co
              (unsigned long long) word(off + 8 * i, tag));
 }
 
+#ifndef HUGE_REMOTE_ONLY
 /* The memory layout of the vector type: block i at i * (MIB + GAP). */
 static unsigned char *block(unsigned char *buf, size_t i)
 {
@@ -81,6 +82,7 @@ static void verify_blocks(unsigned char *buf, int tag, const char *what)
     for (size_t i = 0; i < HUGE_MIB; i++)
         verify(block(buf, i), MIB, i * MIB, tag, what);
 }
+#endif
 
 static void expect_count(MPI_Status *st, MPI_Datatype type, MPI_Count want, const char *what)
 {
@@ -88,6 +90,17 @@ static void expect_count(MPI_Status *st, MPI_Datatype type, MPI_Count want, cons
     TL_MPI(MPI_Get_elements_x(st, type, &got));
     TL_CHECK(got == want, "%s: the status says %lld elements, expected %lld", what,
              (long long) got, (long long) want);
+}
+
+/* The big write of round @p tag in one call, and the 4 KiB after the hole. */
+static void write_span_and_tail(MPI_File fh, unsigned char *buf, MPI_Datatype mib, int tag)
+{
+    MPI_Status st;
+    fill(buf, (size_t) DATA, 0, tag);
+    TL_MPI(MPI_File_write_at(fh, 0, buf, HUGE_MIB, mib, &st));
+    expect_count(&st, MPI_BYTE, DATA, "the big write");
+    fill(buf, 4096, TAIL, 2);
+    TL_MPI(MPI_File_write_at(fh, TAIL, buf, 4096, MPI_BYTE, &st));
 }
 
 int main(int argc, char **argv)
@@ -111,22 +124,13 @@ int main(int argc, char **argv)
                          &fh));
 #ifdef HUGE_REMOTE_ONLY
     if (tl_rank == 0) {
-        fill(buf, (size_t) DATA, 0, 4);
-        TL_MPI(MPI_File_write_at(fh, 0, buf, HUGE_MIB, mib, &st));
-        expect_count(&st, MPI_BYTE, DATA, "the big write");
-        fill(buf, 4096, TAIL, 2);
-        TL_MPI(MPI_File_write_at(fh, TAIL, buf, 4096, MPI_BYTE, &st));
+        write_span_and_tail(fh, buf, mib, 4);
         free(buf);
         buf = NULL;
     }
 #else
-    if (tl_rank == 0) {
-        fill(buf, (size_t) DATA, 0, 1);
-        TL_MPI(MPI_File_write_at(fh, 0, buf, HUGE_MIB, mib, &st));
-        expect_count(&st, MPI_BYTE, DATA, "the big write");
-        fill(buf, 4096, TAIL, 2);
-        TL_MPI(MPI_File_write_at(fh, TAIL, buf, 4096, MPI_BYTE, &st));
-    }
+    if (tl_rank == 0)
+        write_span_and_tail(fh, buf, mib, 1);
     TL_MPI(MPI_File_close(&fh));
 
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
