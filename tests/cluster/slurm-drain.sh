@@ -64,6 +64,19 @@ drain_running() {
     return 1
 }
 
+# fresh_server: node0 s server (started by an earlier job, alive for its
+# idle limit) saves its map and exits, so that the next job starts one with
+# that job s BBFS_DRAIN_RATE: a server reused from step 1 drained at 1 MB/s,
+# and once finished the drain step 3 must cut before its kill came.
+fresh_server() {
+    local pid
+    pid=$(on node0 env BBFS_LOGDIR=$CLUSTER_DIR/local "$ctl" ping 2>/dev/null | sed -n "s/.* pid \([0-9]*\) .*/\1/p")
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid"
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    fail "node0 s server (pid $pid) did not exit within 10 s of SIGTERM"
+}
+
 run ref node0 "srun $prog ufs:$work/ref.dat" || { show ref; exit 1; }
 
 # 1. checkpoint, compute, bbsctl wait
@@ -80,6 +93,7 @@ cmp -s "$work/ref.dat" "$f" && ok "at the job'"'"'s end the file equals ufs:'"'"
 
 # 2. a restart job on node1 while node0 drains (the checkpoint job computes)
 f=$work/restart.dat
+fresh_server
 script ckpt2 node0 "export BBFS_DRAIN_RATE=0.1
 srun $prog bbfs:$f background draining
 sleep 8    # computing on
@@ -100,6 +114,7 @@ f=$work/cancelled.dat
 # (0.01 MB/s: the 0.5 MiB take 50 s, so the drain is still running when
 # the server is killed below, after the scancel has taken effect; at 0.05
 # (10 s) the busy machine of a cold CI run let it finish first, once)
+fresh_server
 script doomed node0 "export BBFS_DRAIN_RATE=0.01
 srun $prog bbfs:$f background draining
 sleep 600  # cancelled before it ends"
