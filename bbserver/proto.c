@@ -59,26 +59,27 @@ static int grow_big(struct bbs_buf *b, size_t need)
     return 0;
 }
 
+static int grow_small(struct bbs_buf *b, size_t need)
+{
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < need)
+        cap *= 2;
+    uint8_t *p = realloc(b->p, cap);
+    if (!p)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
 static uint8_t *grow(struct bbs_buf *b, size_t n)
 {
     if (b->failed)
         return NULL;
-    if (b->len + n > b->cap && b->len + n >= BBS_BIG) {
-        if (grow_big(b, b->len + n) != 0) {
-            b->failed = 1;
-            return NULL;
-        }
-    } else if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        uint8_t *p = realloc(b->p, cap);
-        if (!p) {
-            b->failed = 1;
-            return NULL;
-        }
-        b->p = p;
-        b->cap = cap;
+    size_t need = b->len + n;
+    if (need > b->cap && (need >= BBS_BIG ? grow_big(b, need) : grow_small(b, need)) != 0) {
+        b->failed = 1;
+        return NULL;
     }
     uint8_t *at = b->p + b->len;
     b->len += n;

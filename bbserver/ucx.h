@@ -69,5 +69,4 @@ int bbs_incoming_start(struct bbs_ucx *u, struct bbs_incoming *in);
 /* Free an incoming that is done. */
 void bbs_incoming_free(struct bbs_incoming *in);
 
-
 #endif

@@ -68,9 +68,12 @@ drain_running() {
 # idle limit) saves its map and exits, so that the next job starts one with
 # that job s BBFS_DRAIN_RATE: a server reused from step 1 drained at 1 MB/s,
 # and once finished the drain step 3 must cut before its kill came.
+server_pid() {   # node0 s server, as its ping says; nothing if none answers
+    on node0 env BBFS_LOGDIR=$CLUSTER_DIR/local "$ctl" ping 2>/dev/null | sed -n "s/.* pid \([0-9]*\) .*/\1/p"
+}
 fresh_server() {
     local pid
-    pid=$(on node0 env BBFS_LOGDIR=$CLUSTER_DIR/local "$ctl" ping 2>/dev/null | sed -n "s/.* pid \([0-9]*\) .*/\1/p")
+    pid=$(server_pid)
     [ -n "$pid" ] || return 0
     kill -TERM "$pid"
     for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
@@ -128,7 +131,7 @@ else show doomed; scancel "$id"; fail "no drain of $f ran before the scancel"; f
 # (proctrack/linuxproc lets the server the job started live on, and its
 # drain with it; a Slurm that tracks jobs by cgroup kills it with the job:
 # so does this test, to cut the drain)
-pid=$(on node0 env BBFS_LOGDIR=$CLUSTER_DIR/local "$ctl" ping 2>/dev/null | sed -n "s/.* pid \([0-9]*\) .*/\1/p")
+pid=$(server_pid)
 if [ -n "$pid" ]; then
     ok "node0'"'"'s server (pid $pid) outlived the cancelled job; killed now, mid-drain, as a cgroup would"
     kill -9 "$pid"
