@@ -281,43 +281,43 @@ static ucs_status_t on_request(void *arg, const void *header, size_t header_leng
 }
 
 /* A reply sent (or failed, or its client gone): its buffer is given back
- * (bigbuf.h), and its request freed here, at its end.  (A request freed
- * earlier gets no callback: until session 56 every reply sent by
- * rendezvous, a read's 64 MiB ones, was kept until the server exited, 4
- * GiB of them for one 4 GiB read.) */
+ * (bigbuf.h) with its job, and its request freed here, at its end.  (A
+ * request freed earlier gets no callback: until session 56 every reply
+ * sent by rendezvous, a read's 64 MiB ones, was kept until the server
+ * exited, 4 GiB of them for one 4 GiB read.) */
 static void send_done(void *request, ucs_status_t status, void *user_data)
 {
     (void) status;
-    struct bbs_buf *b = user_data;
-    bbs_buf_free(b);
-    free(b);
+    struct job *j = user_data;
+    bbs_buf_free(&j->reply);
+    free(j);
     if (request)
         ucp_request_free(request);
 }
 
-/* Send j's reply (if its client is still there) and free j. */
+/* Send j's reply (if its client is still there); j goes with its reply,
+ * its request freed with it. */
 static void send_reply(struct job *j)
 {
-    struct bbs_buf *sending;
-    if (!j->conn->dead && j->reply.len && (sending = malloc(sizeof(*sending))) != NULL) {
+    struct conn *c = j->conn;
+    bbs_incoming_free(j->in);
+    j->in = NULL;
+    if (c->dead || !j->reply.len)
+        send_done(NULL, UCS_OK, j);
+    else {
         ucp_request_param_t p;
-        *sending = j->reply;    /* (the buffer's, given back when sent) */
-        memset(&j->reply, 0, sizeof(j->reply));
         memset(&p, 0, sizeof(p));
         p.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA
             | UCP_OP_ATTR_FIELD_FLAGS;
         p.cb.send = send_done;
-        p.user_data = sending;
+        p.user_data = j;
         p.flags = UCP_AM_SEND_FLAG_REPLY;
-        ucs_status_ptr_t r = ucp_am_send_nbx(j->conn->ep, BBS_AM_REPLY, NULL, 0, sending->p,
-                                             sending->len, &p);
+        ucs_status_ptr_t r = ucp_am_send_nbx(c->ep, BBS_AM_REPLY, NULL, 0, j->reply.p,
+                                             j->reply.len, &p);
         if (r == NULL || UCS_PTR_IS_ERR(r))
-            send_done(NULL, UCS_PTR_STATUS(r), sending);        /* (no callback comes) */
+            send_done(NULL, UCS_PTR_STATUS(r), j);      /* (no callback comes) */
     }
-    j->conn->refs--;
-    bbs_buf_free(&j->reply);
-    bbs_incoming_free(j->in);
-    free(j);
+    c->refs--;
 }
 
 /* Received jobs to their workers; rendezvous receives started. */

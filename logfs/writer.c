@@ -50,8 +50,7 @@ static int pay_owed_syncs(struct logfs_writer *w, struct logfs_error *err)
 {
     while (w->syncs_owed) {
         uint8_t p[20];
-        size_t n = logfs_put_varint(p, w->epoch - w->syncs_owed);
-        n += logfs_put_varint(p + n, w->owed_dlen);
+        size_t n = logfs_epoch_end_payload(p, w->epoch - w->syncs_owed, w->owed_dlen);
         int rc = mreserve(w, LOGFS_REC_HEADER_LEN + n, err);
         if (rc)
             return rc;
@@ -61,17 +60,31 @@ static int pay_owed_syncs(struct logfs_writer *w, struct logfs_error *err)
     return LOGFS_OK;
 }
 
-/* Queue one record whose payload is @p a followed by @p b. */
-int logfs_writer_queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
-                              const uint8_t *b, size_t blen, struct logfs_error *err)
+static int queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
+                        const uint8_t *b, size_t blen, size_t *at, struct logfs_error *err)
 {
     int rc = pay_owed_syncs(w, err);
     if (!rc)
         rc = mreserve(w, LOGFS_REC_HEADER_LEN + alen + blen, err);
     if (rc)
         return rc;
+    if (at)
+        *at = w->mfill;
     w->mfill += logfs_frame_put(w->mbuf + w->mfill, type, a, alen, b, blen);
     return LOGFS_OK;
+}
+
+/* Queue one record whose payload is @p a followed by @p b. */
+int logfs_writer_queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
+                              const uint8_t *b, size_t blen, struct logfs_error *err)
+{
+    return queue_record(w, type, a, alen, b, blen, NULL, err);
+}
+
+int logfs_writer_queue_record_at(struct logfs_writer *w, int type, const uint8_t *a,
+                                 size_t alen, size_t *at, struct logfs_error *err)
+{
+    return queue_record(w, type, a, alen, NULL, 0, at, err);
 }
 
 /* A STAMP record's payload: the clock as a varint of fixed width (ten
@@ -191,11 +204,8 @@ int logfs_writer_marks(struct logfs_writer *w, uint64_t seq, uint64_t step, uint
     int rc;
     if (w->stamp != w->stamp_logged || (w->later && !w->slot_queued)) {
         uint8_t s[20];
-        /* (the stamp's slot is where it is queued: after owed SYNCs) */
-        if ((rc = pay_owed_syncs(w, err)))
-            return rc;
-        size_t n = stamp_payload(w, s, w->stamp, w->later), at = w->mfill;
-        if ((rc = logfs_writer_queue_record(w, LOGFS_REC_STAMP, s, n, NULL, 0, err)))
+        size_t n = stamp_payload(w, s, w->stamp, w->later), at;
+        if ((rc = logfs_writer_queue_record_at(w, LOGFS_REC_STAMP, s, n, &at, err)))
             return rc;
         w->stamp_logged = w->stamp;
         if (w->later) {

@@ -199,8 +199,7 @@ int logfs_writer_create_files(struct logfs_writer *w, struct logfs_error *err)
 static int queue_epoch_end(struct logfs_writer *w, int type, struct logfs_error *err)
 {
     uint8_t p[20];
-    size_t n = logfs_put_varint(p, w->epoch);
-    n += logfs_put_varint(p + n, w->dl.len);
+    size_t n = logfs_epoch_end_payload(p, w->epoch, w->dl.len);
     return logfs_writer_queue_record(w, type, p, n, NULL, 0, err);
 }
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "coding.h"
 #include "datalog.h"
 #include "extents.h"
 #include "index.h"
@@ -112,6 +113,17 @@ void logfs_writer_fill_later(struct logfs_writer *w, uint64_t clock);
 int logfs_writer_ensure_files(struct logfs_writer *w, struct logfs_error *err);
 int logfs_writer_queue_record(struct logfs_writer *w, int type, const uint8_t *a, size_t alen,
                               const uint8_t *b, size_t blen, struct logfs_error *err);
+/* The same, and where in the queue the record begins (after any SYNC
+ * records owed before it), for a record written again in place. */
+int logfs_writer_queue_record_at(struct logfs_writer *w, int type, const uint8_t *a,
+                                 size_t alen, size_t *at, struct logfs_error *err);
+/* The payload of a SYNC or CLOSE record: the epoch it ends and the
+ * datalog's length there; @p p holds 20 bytes. */
+static inline size_t logfs_epoch_end_payload(uint8_t *p, uint64_t epoch, uint64_t dlen)
+{
+    size_t n = logfs_put_varint(p, epoch);
+    return n + logfs_put_varint(p + n, dlen);
+}
 /* The STAMP and ORDER records due before a record of writes made at order
  * count @p seq; @p step > 0: its blocks go on at that step, up to @p last. */
 int logfs_writer_marks(struct logfs_writer *w, uint64_t seq, uint64_t step, uint64_t last,
