@@ -176,9 +176,9 @@ if [ $rc = 3 ] && echo "$out" | grep -q "no bbserver answers" && [ "${t%.*}" -lt
 else fail "no server: rc $rc after $t s: $out"; fi
 
 # 8. idle limit
-# The seconds until LOG says PATTERN (at most LIMIT, then LIMIT + 1): the
-# decision the server logs, not its exit, whose saving of its state waits for an
-# fsync that a machine writing much else (the CI builds beside the tests)
+# The seconds until LOG says PATTERN (LIMIT + 1 if it does not by then).
+# The tests time the decision the server logs, not its exit: the exit saves
+# its state with an fsync, which the CI builds writing beside the tests
 # held for 20 s.
 said_after() {  # said_after LOG PATTERN LIMIT
     local t0 t; t0=$(date +%s)
