@@ -48,6 +48,7 @@ romio_other_sources +=                          \
     bbfs/adio/ad_bbfs/ad_bbfs_exchange_round.c \
     bbfs/adio/ad_bbfs/ad_bbfs_datalogs.c       \
     bbfs/adio/ad_bbfs/ad_bbfs_server.c         \
+    bbfs/adio/ad_bbfs/ad_bbfs_server_attach.c  \
     bbfs/adio/ad_bbfs/ad_bbfs_server_read.c    \
     bbfs/adio/ad_bbfs/ad_bbfs_server_start.c   \
     bbfs/adio/ad_bbfs/ad_bbfs_nodes.c          \

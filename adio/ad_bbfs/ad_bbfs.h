@@ -501,6 +501,15 @@ void ADIOI_BBFS_Server_attach(ADIO_File fd, int *error_code);
 /* Attach this process's notes (the view about to be queried must hold its
  * own writes: the posix and collective models). */
 void ADIOI_BBFS_Server_attach_own(ADIOI_BBFS_File * bf, int *error_code);
+/* The writer is about to close with notes not attached (a close that
+ * replays attaches none): they are kept, with its datalog's name, for
+ * ADIOI_BBFS_Server_attach_closed. */
+void ADIOI_BBFS_Server_writer_closing(ADIOI_BBFS_File * bf);
+/* Attach the notes kept by ADIOI_BBFS_Server_writer_closing. */
+void ADIOI_BBFS_Server_attach_closed(ADIOI_BBFS_File * bf, int *error_code);
+/* The session's logs end: its notes not attached go (the replay made them
+ * canonical, or they are pending for the next open's). */
+void ADIOI_BBFS_Server_notes_end(ADIOI_BBFS_File * bf);
 /* A logged set_size grew the file to size: attached with the next notes. */
 void ADIOI_BBFS_Server_note_size(ADIOI_BBFS_File * bf, uint64_t size);
 void ADIOI_BBFS_Server_switch(ADIOI_BBFS_File * bf);
@@ -554,7 +563,10 @@ int ADIOI_BBFS_Server_agree_map(ADIO_File fd, const char *myname, int err, const
  * 0's incarnation of the map (..._incarnation there), which every other
  * process takes (..._agreed). */
 uint64_t ADIOI_BBFS_Server_incarnation(const ADIOI_BBFS_File * bf);
-void ADIOI_BBFS_Server_agreed(ADIOI_BBFS_File * bf, uint64_t rank0s);
+void ADIOI_BBFS_Server_agreed(ADIOI_BBFS_File * bf, uint64_t rank0s, uint64_t rank0s_clock);
+/* Process 0's clock floor once it heard the map's server at this open (0:
+ * it did not, or another process), for ADIOI_BBFS_Server_agreed. */
+uint64_t ADIOI_BBFS_Server_open_clock(const ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_replay.c: logs -> canonical file, collective over comm.  The
  * metalogs of nsessions sessions, counts[i] for session i, one after the
@@ -766,6 +778,8 @@ void ADIOI_BBFS_File_free(ADIOI_BBFS_File * bf);
 uint64_t ADIOI_BBFS_Clock(void);
 /* A bbserver's reply told its clock (0: none). */
 void ADIOI_BBFS_Clock_observe(uint64_t told);
+/* The largest clock a bbserver told this process (0: none yet). */
+uint64_t ADIOI_BBFS_Clock_floor(void);
 /* This process, in STAMP records (never 0). */
 uint64_t ADIOI_BBFS_Process_id(void);
 /* This node's host name (gethostname, asked once per process). */

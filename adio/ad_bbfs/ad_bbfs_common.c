@@ -306,6 +306,11 @@ void ADIOI_BBFS_Clock_observe(uint64_t told)
         clock_floor = told;
 }
 
+uint64_t ADIOI_BBFS_Clock_floor(void)
+{
+    return clock_floor;
+}
+
 /* Asked once: the name is the node's for the life of the process (an
  * emulated node's namespace is entered before the process starts), and
  * every open, close and server lookup wants it. */

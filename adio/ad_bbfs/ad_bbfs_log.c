@@ -46,6 +46,7 @@ static void free_metalogs(ADIOI_BBFS_File * bf)
 struct writer_id {
     int err_class;              /* its open failed, or its logs (0: neither) */
     uint64_t incarnation;       /* process 0's: its map's incarnation (0: none) */
+    uint64_t clock;             /* process 0's: the map's clock it heard (0: none) */
     const char *path, *host, *server;
 };
 
@@ -67,12 +68,13 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
     int n = bf->nwriters, err_class = 0;
     const char *host = ADIOI_BBFS_Host_name();
-    char cls[40];
+    char cls[64];
 
     if (err != MPI_SUCCESS)
         MPI_Error_class(err, &err_class);
-    snprintf(cls, sizeof(cls), "%d %llu", err_class,
-             (unsigned long long) ADIOI_BBFS_Server_incarnation(bf));
+    snprintf(cls, sizeof(cls), "%d %llu %llu", err_class,
+             (unsigned long long) ADIOI_BBFS_Server_incarnation(bf),
+             (unsigned long long) ADIOI_BBFS_Server_open_clock(bf));
     const char *path = err == MPI_SUCCESS ? logfs_writer_metalog_path(bf->writer) : "";
     const char *server = ADIOI_BBFS_Server_node(bf);
     const char *part[4] = { cls, path, host, server };
@@ -128,7 +130,8 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
         const char *p = *packed + displs[r];
         char *after;
         (*all)[r].err_class = (int) strtol(p, &after, 10);
-        (*all)[r].incarnation = strtoull(after, NULL, 10);
+        (*all)[r].incarnation = strtoull(after, &after, 10);
+        (*all)[r].clock = strtoull(after, NULL, 10);
         p += strlen(p) + 1;
         (*all)[r].path = p;
         p += strlen(p) + 1;
@@ -179,6 +182,7 @@ static int same_ids(ADIOI_BBFS_File * bf, const char *base, struct writer_id **a
     for (int r = 0; r < n; r++) {
         (*all)[r].err_class = 0;
         (*all)[r].incarnation = 0;
+        (*all)[r].clock = 0;
         (*all)[r].host = h;
         (*all)[r].server = h + strlen(host);
         (*all)[r].path = *packed + at;
@@ -269,7 +273,7 @@ static void log_start(ADIO_File fd, int err_in, int *error_code)
                                        all[r].err_class, "**io", "bbfs: the open failed on "
                                        "process %d (see its error)", r);
     if (err == MPI_SUCCESS && !alike)
-        ADIOI_BBFS_Server_agreed(bf, all[0].incarnation);
+        ADIOI_BBFS_Server_agreed(bf, all[0].incarnation, all[0].clock);
     if (err != MPI_SUCCESS) {
         ADIOI_BBFS_FREE(all);
         ADIOI_BBFS_FREE(packed);
@@ -393,11 +397,20 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
         return;
     }
     /* Close is a sync point: with a server, what this process wrote since
-     * its last attach becomes visible (needed when the replay is deferred
-     * or left to another handle; under session consistency this is the
-     * only attach). */
-    if (bf->writer)
+     * its last attach becomes visible where the logs stay pending (under
+     * session consistency this is the only attach).  A close that replays
+     * makes those writes canonical instead, and attaches them only if it
+     * leaves its logs to another handle's close after all: it knows that
+     * in the take, with its writer closed (ADIOI_BBFS_Pending_take).  (A
+     * round trip to the map at every close, across nodes mostly.)  A
+     * replay in the middle of a session (atomic mode, a truncation)
+     * attaches them first: other handles stay open, and the map learns
+     * from the attach that these bytes, in the file now, are newer than
+     * what those handles synced (mpiio-tests/t_session_flush). */
+    if (bf->writer && how != FINISH_REPLAY_IF_LAST)
         ADIOI_BBFS_Server_attach(fd, &err);
+    else if (bf->writer)
+        ADIOI_BBFS_Server_writer_closing(bf);
     memset(&bf->own, 0, sizeof(bf->own));
     /* A lazy session's writer that never needed its files ends in memory,
      * and the replay reads it from there (write_out if it cannot). */
@@ -492,6 +505,7 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
     if (bf->writer)             /* (replayed from memory: nothing to keep) */
         logfs_writer_abandon(bf->writer);
     bf->writer = NULL;
+    ADIOI_BBFS_Server_notes_end(bf);
     /* A failed replay leaves the logs pending for the next open. */
     ADIOI_BBFS_Pending_free(&p);
     ADIOI_BBFS_Manifest_release(bf);

@@ -237,6 +237,17 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
         err = ADIOI_BBFS_Error_of_key(key, size, err, myname);
     for (int i = 0; i < 7; i++)
         hdr[i] = (long long) all[2 + i];
+    /* A close left to another live handle's (process 0's p->deferred):
+     * what each process wrote since its last attach must be visible to
+     * that handle first, before process 0 lets go of the session under the
+     * sessions' lock it holds, which that handle's close waits on before
+     * it can claim the session (a close that replays attaches nothing:
+     * ad_bbfs_log.c).  One agreement more, only here. */
+    if (hdr[6] && err == MPI_SUCCESS && bf->srv) {
+        int a_err;
+        ADIOI_BBFS_Server_attach_closed(bf, &a_err);
+        err = ADIOI_BBFS_Agree_error(fd->comm, myname, a_err);
+    }
     /* (no pending session claimed, none other open: this session alone) */
     int own_only = rc == MPI_SUCCESS && hdr[0] == 0 && hdr[4] == 0 && hdr[5] == 0
         && logs_apart(all + OWN, size, SLOT), nfiles = 0;

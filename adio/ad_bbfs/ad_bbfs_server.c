@@ -35,17 +35,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-
-
-static void set_dirty(ADIOI_BBFS_Server * s, int on);
-
 /* A call to the server holding the file's map, whose clock the process
  * hears in its reply.  An attach or a query (uses_map) must reach the map
  * that the handle's processes have attached to since the open: a server
  * restarted without its saved state (killed, crashed) has lost it, and
  * answering from its new one would hide their synced writes. */
-static int map_call(ADIOI_BBFS_Server * s, struct bbs_buf *b, struct bbs_reply *r, char *err,
-                    size_t len, int uses_map)
+int ADIOI_BBFS_Server_map_call(ADIOI_BBFS_Server * s, struct bbs_buf *b, struct bbs_reply *r,
+                               char *err, size_t len, int uses_map)
 {
     int rc = ADIOI_BBFS_Nodes_call(&s->nodes, s->map_addr, b, r, err, len);
     if (rc != 0)
@@ -163,7 +159,7 @@ static int send_replayed(ADIOI_BBFS_Server * s, ADIOI_BBFS_File * bf, const char
             snprintf(err, len, "out of memory");
             rc = -1;
         } else
-            rc = !elsewhere ? map_call(s, &b, &r, err, len, 0)
+            rc = !elsewhere ? ADIOI_BBFS_Server_map_call(s, &b, &r, err, len, 0)
                 : ADIOI_BBFS_Nodes_call(&s->nodes, elsewhere, &b, &r, err, len);
     }
     bbs_buf_free(&b);
@@ -334,6 +330,18 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     };
     int fd_probe = -1;
     ADIOI_BBFS_Server *s = NULL;
+    /* Where nothing rank 0 can say spares a process its node's server
+     * (no probe of a shared directory, no late connection, several hosts
+     * or forced), the others find theirs while rank 0 chooses the map:
+     * found after the broadcast, the slowest find delayed the gathering
+     * of the log names for everyone. */
+    int must_find = force || (!one_host && (!own_choice || !one_logdir || apart)
+                              && (!own_choice || !may_connect_late(fd)));
+    if (s_rank(fd) != 0 && must_find) {
+        s = new_server(fd, "");
+        if (!err_here && find_node_server(bf, s, err, sizeof(err)) != 0)
+            err_here = 1;
+    }
     if (s_rank(fd) == 0) {
         if (!realpath(bf->canonical, said.name))        /* (not a POSIX file system) */
             snprintf(said.name, sizeof(said.name), "%s", bf->canonical);
@@ -356,6 +364,8 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
         }
     }
     ADIOI_BBFS_Bcast_said(fd->comm, said_ints, 2, said_strs, said_caps, 4);
+    if (s)                      /* (found before the broadcast: named now) */
+        snprintf(s->map_name, sizeof(s->map_name), "%s", said.name);
     if (said.live == 0 && !force && one_host)
         return;
     if (said.probe[0] && logdir_shared(fd, said.probe, fd_probe, bf->hints.logdir))
@@ -400,14 +410,16 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     /* The life of the maps this handle's map is in, as rank 0 hears it now
      * (a cached connection may be to a server that has restarted since):
      * where the map is this node's server, the answer that found it just
-     * now says it, and a second round trip would say it again. */
+     * now says it, and its clock, and a second round trip would say them
+     * again. */
     if (!err_here && s->rank == 0 && s->node_incarnation
         && !strcmp(s->map_addr, s->node_addr)) {
         s->map_incarnation = s->node_incarnation;
+        s->clock_heard = 1;
     } else if (!err_here && s->rank == 0) {
         struct bbs_buf b = { 0 };
         struct bbs_reply r;
-        if (bbs_enc_ping(&b, 0, s->nodes.token) != 0 || map_call(s, &b, &r, err, sizeof(err), 0))
+        if (bbs_enc_ping(&b, 0, s->nodes.token) != 0 || ADIOI_BBFS_Server_map_call(s, &b, &r, err, sizeof(err), 0))
             err_here = 1;
         else
             s->map_incarnation = r.incarnation;
@@ -448,12 +460,30 @@ uint64_t ADIOI_BBFS_Server_incarnation(const ADIOI_BBFS_File * bf)
     return bf->srv ? bf->srv->map_incarnation : 0;
 }
 
-void ADIOI_BBFS_Server_agreed(ADIOI_BBFS_File * bf, uint64_t rank0s)
+uint64_t ADIOI_BBFS_Server_open_clock(const ADIOI_BBFS_File * bf)
 {
+    return bf->srv && bf->srv->rank == 0 && bf->srv->clock_heard ? ADIOI_BBFS_Clock_floor() : 0;
+}
+
+void ADIOI_BBFS_Server_agreed(ADIOI_BBFS_File * bf, uint64_t rank0s, uint64_t rank0s_clock)
+{
+    ADIOI_BBFS_Server *s = bf->srv;
+    if (!s || s->rank == 0)
+        return;
     /* (0: process 0 has not heard the map since it adopted it, or a
      * restart of the logs; what this process learned stands) */
-    if (bf->srv && bf->srv->rank != 0 && rank0s != 0)
-        bf->srv->map_incarnation = rank0s;
+    if (rank0s != 0)
+        s->map_incarnation = rank0s;
+    /* Process 0 heard the map's clock after every process had entered the
+     * open (its first agreement): past every write attached before any
+     * of them did, so the first write after the open stamps without
+     * asking the map again (a round trip per process, on another node
+     * mostly: ADIOI_BBFS_Order_switch).  A write ordered after a later
+     * attach follows an acquire or a sync, which asks again. */
+    if (rank0s_clock != 0) {
+        ADIOI_BBFS_Clock_observe(rank0s_clock);
+        s->clock_heard = 1;
+    }
 }
 
 int ADIOI_BBFS_Server_other_live_map(ADIOI_BBFS_File * bf, char *out, size_t len)
@@ -501,6 +531,7 @@ int ADIOI_BBFS_Server_adopt_map(ADIOI_BBFS_Server * s, const char *map, char *er
     struct bbs_client *c;
     snprintf(s->map_addr, sizeof(s->map_addr), "%s", map);
     s->map_incarnation = 0;     /* (learned at its first attach or query) */
+    s->clock_heard = 0;         /* (another server's clock: ask this one) */
     return ADIOI_BBFS_Nodes_connect(&s->nodes, s->map_addr, &c, err, errlen);
 }
 
@@ -509,227 +540,12 @@ void ADIOI_BBFS_Server_close(ADIOI_BBFS_File * bf)
     ADIOI_BBFS_Server *s = bf->srv;
     if (!s)
         return;
-    set_dirty(s, 0);
+    ADIOI_BBFS_Server_notes_end(bf);
     ADIOI_BBFS_Server_forget(bf);
     ADIOI_BBFS_Server_reads_end(s);
     ADIOI_BBFS_FREE(s->notes);
     ADIOI_Free(s);
     bf->srv = NULL;
-}
-
-/* --- attach ---------------------------------------------------------------- */
-
-/* This process's handles with notes not yet attached.  A write through
- * one handle after writes through another (PnetCDF's collective and
- * independent handles of one file) must reach the map after them, as the
- * logs' STAMP records order them for the replay: the others' notes are
- * attached first (ADIOI_BBFS_Server_switch). */
-static ADIOI_BBFS_Server *dirty;
-
-static void set_dirty(ADIOI_BBFS_Server * s, int on)
-{
-    if (s->is_dirty == on)
-        return;
-    if (on) {
-        s->next_dirty = dirty;
-        dirty = s;
-    } else
-        for (ADIOI_BBFS_Server ** pp = &dirty; *pp; pp = &(*pp)->next_dirty)
-            if (*pp == s) {
-                *pp = s->next_dirty;
-                break;
-            }
-    s->is_dirty = on;
-}
-
-/* Each logged run is noted as it is written (ADIOI_BBFS_Server_note), in
- * write order, and an attach sends the notes since the last one: the
- * server applies them in that order, so a later write of this process wins
- * as it does in its own index.  A run that continues the last note's
- * stride with equal blocks and contiguous data extends it, so a vector
- * written block by block (HDF5's independent strided writes) is one
- * record, not one per block. */
-void ADIOI_BBFS_Server_note(ADIOI_BBFS_File * bf, uint64_t off, uint64_t len, uint64_t stride,
-                            uint64_t count, uint64_t pos)
-{
-    ADIOI_BBFS_Server *s = bf->srv;
-    if (!s || len == 0 || count == 0)
-        return;
-    if (count > 1 && ((int64_t) stride < 0 || stride < len)) {
-        /* a run that goes backwards or overlaps itself: block by block,
-         * in order (an extent's blocks go forwards and never overlap) */
-        for (uint64_t k = 0; k < count; k++)
-            ADIOI_BBFS_Server_note(bf, off + k * stride, len, 0, 1, pos + k * len);
-        return;
-    }
-    if (count > BBS_MAX_PIECES) {
-        /* more blocks than one attach request may carry: several notes,
-         * so that the attach can always send the next one */
-        for (uint64_t k = 0; k < count; k += BBS_MAX_PIECES)
-            ADIOI_BBFS_Server_note(bf, off + k * stride, len, stride,
-                                   count - k < BBS_MAX_PIECES ? count - k : BBS_MAX_PIECES,
-                                   pos + k * len);
-        return;
-    }
-    if (count == 1)
-        stride = 0;
-    struct bbs_extent *last = s->nnotes ? &s->notes[s->nnotes - 1] : NULL;
-    if (last && last->len == len && last->pos + last->count * last->len == pos
-        && s->notes_pieces + count <= BBS_MAX_PIECES) {
-        uint64_t step = last->count > 1 ? last->stride : off - last->off;
-        uint64_t next = last->off + last->count * step;
-        if (off > last->off && off == next && step >= len && (count == 1 || stride == step)) {
-            last->stride = step;
-            last->count += count;
-            s->notes_pieces += count;
-            return;
-        }
-    }
-    if (s->nnotes == s->capnotes) {
-        s->capnotes = s->capnotes ? 2 * s->capnotes : 256;
-        s->notes = ADIOI_Realloc(s->notes, sizeof(*s->notes) * s->capnotes);
-    }
-    s->notes[s->nnotes++] = (struct bbs_extent) { off, len, count, stride, pos };
-    s->notes_pieces += count;
-    set_dirty(s, 1);
-}
-
-static void attach(ADIOI_BBFS_File * bf, int *error_code);
-
-void ADIOI_BBFS_Server_note_size(ADIOI_BBFS_File * bf, uint64_t size)
-{
-    ADIOI_BBFS_Server *s = bf->srv;
-    if (!s || size <= s->grown)
-        return;
-    s->grown = size;
-    set_dirty(s, 1);
-}
-
-void ADIOI_BBFS_Server_attach(ADIO_File fd, int *error_code)
-{
-    attach(ADIOI_BBFS_Private(fd), error_code);
-}
-
-void ADIOI_BBFS_Server_attach_own(ADIOI_BBFS_File * bf, int *error_code)
-{
-    attach(bf, error_code);
-}
-
-void ADIOI_BBFS_Server_switch(ADIOI_BBFS_File * bf)
-{
-    for (ADIOI_BBFS_Server * s = dirty, *next; s; s = next) {
-        next = s->next_dirty;
-        if (s->bf != bf) {
-            int err;            /* (shows at that handle's next sync or close) */
-            attach(s->bf, &err);
-        }
-    }
-}
-
-void ADIOI_BBFS_Server_clock_stale(ADIOI_BBFS_File * bf)
-{
-    if (bf->srv)
-        bf->srv->clock_heard = 0;
-}
-
-void ADIOI_BBFS_Server_clock_hear(ADIOI_BBFS_File * bf)
-{
-    ADIOI_BBFS_Server *s = bf->srv;
-    struct bbs_buf b = { 0 };
-    struct bbs_reply r;
-    char err[1024];
-
-    /* (unconnected, its writes are stamped later, by the attach that
-     * publishes them (ADIOI_BBFS_Order_switch); a close that replays them
-     * from memory asks for that clock unattached, and needs none: its
-     * session was the file's only one) */
-    if (!s || s->clock_heard || s->unconnected)
-        return;
-    /* A failure leaves the clock as it was (the attach or query that
-     * follows fails too, and says why); not tried again before the next
-     * sync, so that a lost server costs one time-out here. */
-    if (bbs_enc_ping(&b, 0, s->nodes.token) == 0)
-        map_call(s, &b, &r, err, sizeof(err), 0);
-    bbs_buf_free(&b);
-    s->clock_heard = 1;
-}
-
-static void attach(ADIOI_BBFS_File * bf, int *error_code)
-{
-    static char myname[] = "ADIOI_BBFS_SERVER_ATTACH";
-    ADIOI_BBFS_Server *s = bf->srv;
-    struct bbs_writer w;
-    char err[1024];
-
-    *error_code = MPI_SUCCESS;
-    if (!s || !bf->writer || (s->nnotes == 0 && s->grown == 0))
-        return;
-    w.session = bf->file_id;
-    w.rank = (uint32_t) s->rank;
-    w.node = s->node_addr;
-    w.datalog = logfs_writer_datalog_path(bf->writer);
-    /* the bytes must be in the datalog before anyone reads them (and the
-     * records of a stamp that waits for this attach's clock after it) */
-    struct logfs_error le;
-    int later = logfs_writer_stamp_pending(bf->writer);
-    int rc = later ? logfs_writer_flush_data(bf->writer, &le)
-        : logfs_writer_flush(bf->writer, &le);
-    if (rc != LOGFS_OK) {
-        *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
-        return;
-    }
-    if (ADIOI_BBFS_Server_connect(s, err, sizeof(err)) != 0) {
-        *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, err);
-        return;                 /* the notes stay: the next sync point tries again */
-    }
-    /* batches within the server's limits, in order */
-    size_t at = 0;
-    uint64_t heard = 0;
-    do {                        /* (once with no notes: a grow alone) */
-        size_t n = 0;
-        uint64_t pieces = 0;
-        while (at + n < s->nnotes && n < BBS_MAX_RECORDS
-               && pieces + s->notes[at + n].count <= BBS_MAX_PIECES)
-            pieces += s->notes[at + n++].count;
-        struct bbs_buf b = { 0 };
-        struct bbs_reply r;
-        /* (the clock now: later than the stamps of every write attached) */
-        int failed = bbs_enc_attach(&b, ++s->attaches, s->nodes.token, s->map_name, &w,
-                                    s->notes + at, (uint32_t) n, s->grown,
-                                    ADIOI_BBFS_Clock()) != 0;
-        if (failed)
-            snprintf(err, sizeof(err), "out of memory attaching");
-        else
-            failed = map_call(s, &b, &r, err, sizeof(err), 1) != 0;
-        bbs_buf_free(&b);
-        if (failed) {
-            char msg[1400];
-            snprintf(msg, sizeof(msg), "%s; what was written is safe in the logs: a close "
-                     "leaves them pending, and the next open of the file (which restarts "
-                     "this node's server) or bbfs-replay replays them", err);
-            *error_code = ADIOI_BBFS_Err_server(myname, __LINE__, msg);
-            return;             /* the notes stay: the next sync point tries again */
-        }
-        if (!heard)
-            heard = r.clock;
-        at += n;
-    } while (at < s->nnotes);
-    s->nnotes = 0;
-    s->grown = 0;
-    s->notes_pieces = 0;
-    set_dirty(s, 0);
-    if (!later)
-        return;
-    /* The server's clock at the first batch: after every write attached
-     * before, and before every one attached after (no two answers share a
-     * clock, bbserver/serve.h): the stamp of the writes since the acquire.
-     * (Without one, the flush asks the server again.) */
-    if (heard)
-        rc = logfs_writer_stamp_fill(bf->writer, heard, &le);
-    if (rc == LOGFS_OK)
-        rc = logfs_writer_flush(bf->writer, &le);
-    if (rc != LOGFS_OK)         /* (attached; the records go at the next flush) */
-        *error_code = ADIOI_BBFS_Err_log_io(myname, __LINE__, rc, le.msg);
 }
 
 /* --- query and the view ------------------------------------------------------ */
@@ -811,7 +627,7 @@ int ADIOI_BBFS_Server_view(ADIOI_BBFS_File * bf, uint64_t lo, uint64_t hi,
     do {
         s->queries++;
         if (bbs_enc_query(&b, s->queries, s->nodes.token, s->map_name, from, hi) != 0
-            || map_call(s, &b, &r, err, sizeof(err), 1) != 0) {
+            || ADIOI_BBFS_Server_map_call(s, &b, &r, err, sizeof(err), 1) != 0) {
             bbs_buf_free(&b);
             logfs_rangemap_destroy(map);
             return ADIOI_BBFS_Err_server(myname, __LINE__, err);

@@ -32,6 +32,7 @@ struct ADIOI_BBFS_Server {
     size_t nnotes, capnotes;
     uint64_t notes_pieces;      /* blocks of the last batch's notes */
     uint64_t grown;             /* a logged set_size's size, not yet attached (0: none) */
+    char *closed_datalog;       /* the notes' datalog, its writer closed (else NULL) */
     struct bbs_writer *writers; /* the view's owners (strings owned) */
     uint64_t *log_end;          /* by writer: the end of what the view has in its log */
     int nwriters, capwriters;
@@ -74,6 +75,11 @@ int ADIOI_BBFS_Server_connect(ADIOI_BBFS_Server * s, char *err, size_t errlen);
  * to it.  @return 0, or -1 with why in err. */
 int ADIOI_BBFS_Server_adopt_map(ADIOI_BBFS_Server * s, const char *map, char *err,
                                 size_t errlen);
+
+/* A call to the server holding the file's map (uses_map: an attach or a
+ * query: ad_bbfs_server.c).  @return 0, or -1 with why in err. */
+int ADIOI_BBFS_Server_map_call(ADIOI_BBFS_Server * s, struct bbs_buf *b, struct bbs_reply *r,
+                               char *err, size_t len, int uses_map);
 
 /* The read side's state: a cache of cache_bytes; freed by reads_end. */
 void ADIOI_BBFS_Server_reads_begin(ADIOI_BBFS_Server * s, long long cache_bytes);

@@ -9,7 +9,9 @@
 # sessions, replayed in one plan by their stamps); and the same under
 # bbfs_consistency posix, and with default hints (causal), with only a
 # barrier between the writes; and through two handles on MPI_COMM_SELF,
-# which find their servers only at their first release.  The
+# which find their servers only at their first release; and through a
+# second handle opened after the first's writes were synced, whose first
+# writes stamp with the clock its open heard.  The
 # later write must win each time, in reads before the close and in the
 # file after it, and the file must equal a ufs: run's.
 #
@@ -33,7 +35,8 @@ for skew in -5000000000 5000000000 0; do
     rm -f "$work"/f*
     if run "bbfs:$work/f" "$skew" > "$work/run.out" 2>&1 \
        && cmp -s "$work/ref" "$work/f" && cmp -s "$work/ref.posix" "$work/f.posix" \
-       && cmp -s "$work/ref.causal" "$work/f.causal" && cmp -s "$work/ref.self" "$work/f.self"; then
+       && cmp -s "$work/ref.causal" "$work/f.causal" && cmp -s "$work/ref.self" "$work/f.self" \
+       && cmp -s "$work/ref.late" "$work/f.late"; then
         echo "ok: node1 ${skew} ns off: the later writes win, the files equal ufs:"
     else
         grep "FAIL" "$work/run.out" | sed "s/^/  | /" | sort -u | head -24

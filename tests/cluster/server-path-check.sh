@@ -30,7 +30,8 @@
 #      A second handle of a file, opened by node1's processes through a
 #      communicator of their own while every process holds the file open
 #      (t_peer_handles): reads through the first see the second's synced
-#      writes (the second attaches to the first's map, on node0).
+#      writes (the second attaches to the first's map, on node0), and
+#      then the writes the second's close left to the first's.
 #      A read-only handle on node1 opened while no other handle of the
 #      file is (t_late_readers): it asks no server while nothing is
 #      published (get_info: unconnected), then sees a handle's synced
@@ -189,7 +190,7 @@ for m in mpiio posix; do
 done
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$peer" "bbfs:$work/peer.dat" \
     > "$work/peer.out" 2>&1 < /dev/null; then
-    ok "2 nodes: a second handle opened on node1 while all hold the file open; the first sees its synced writes"
+    ok "2 nodes: a second handle opened on node1 while all hold the file open; the first sees its synced writes, and those its close left to the first"
 else fail "2 nodes: second handle (see $work/peer.out)"; sed "s/^/  | /" "$work/peer.out" | tail -8; fi
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$late" "bbfs:$work/late.dat" \
     > "$work/late.out" 2>&1 < /dev/null; then

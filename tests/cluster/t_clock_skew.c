@@ -30,6 +30,11 @@
  *    server only when its first release publishes its writes, and those
  *    writes, made before it heard any clock, must still come after what
  *    the barrier ordered before them.
+ * 5. FILE.late: A writes every block through one handle and syncs; then
+ *    a second handle is opened, and B's first writes through it (no sync
+ *    on it since its open) write every block again.  Those writes stamp
+ *    with the clock process 0 heard from the map at the open, not with
+ *    one asked at the first write: it must come after A's attached ones.
  *
  * Byte for byte with a run on ufs:, and each block checked here. */
 #include "off_node.h"
@@ -50,6 +55,9 @@ static void fill(unsigned char *buf, int k, int which)
         buf[i] = (unsigned char) (k * 37 + which * 101 + i % 251 + 1);
 }
 
+/* Who wrote every block last, where the plan does not say (case 5). */
+static const char *last_writer;
+
 /* 1 unless every block holds its second write (printed). */
 static int check_blocks(MPI_File fh, const char *when)
 {
@@ -59,7 +67,7 @@ static int check_blocks(MPI_File fh, const char *when)
         char what[256];
         fill(want, k, 2);
         snprintf(what, sizeof(what), "%s, block %d (%s wrote it last)", when, k,
-                 plan[k].first_b ? "A" : "B");
+                 last_writer ? last_writer : plan[k].first_b ? "A" : "B");
         bad |= cluster_expect(fh, (long long) k * BLOCK, want, BLOCK, what);
     }
     return bad;
@@ -159,6 +167,36 @@ static int self_handles(const char *name, int b)
     return bad;
 }
 
+/* A's writes through one handle, synced; then B's, the first through a
+ * handle opened after them. */
+static int late_handle(const char *name, int b)
+{
+    MPI_File fh[2];
+    int bad = 0;
+    if (cluster_failed(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                     MPI_INFO_NULL, &fh[0]), "open"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int k = 0; k < NBLOCKS && rank == 0; k++)
+        bad |= write_block(fh[0], k, 1);
+    bad |= cluster_failed(MPI_File_sync(fh[0]), "sync before the barrier");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (cluster_failed(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_RDWR, MPI_INFO_NULL,
+                                     &fh[1]), "open of the second handle"))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int k = 0; k < NBLOCKS && rank == b; k++)
+        bad |= write_block(fh[1], k, 2);
+    for (int h = 0; h < 2; h++)
+        bad |= cluster_failed(MPI_File_sync(fh[h]), "sync before the barrier");
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int h = 0; h < 2; h++)
+        bad |= cluster_failed(MPI_File_sync(fh[h]), "sync after the barrier");
+    bad |= check_blocks(fh[0], "a handle opened late, read through the first");
+    bad |= check_blocks(fh[1], "a handle opened late, read through it");
+    for (int h = 0; h < 2; h++)
+        bad |= cluster_failed(MPI_File_close(&fh[h]), "close");
+    return bad;
+}
+
 /* 1 unless name, reopened after its close, holds every block's second write. */
 static int check_closed(const char *name, const char *when)
 {
@@ -205,6 +243,10 @@ int main(int argc, char **argv)
     snprintf(name, sizeof(name), "%s.self", argv[1]);
     bad |= self_handles(name, b);
     bad |= check_closed(name, "MPI_COMM_SELF handles, after both closed");
+    snprintf(name, sizeof(name), "%s.late", argv[1]);
+    last_writer = "B";
+    bad |= late_handle(name, b);
+    bad |= check_closed(name, "a handle opened late, after both closed");
 
     int anybad;
     MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

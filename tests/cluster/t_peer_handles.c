@@ -10,8 +10,13 @@
  * sync.  After a barrier and a sync of A, every process reads through A
  * and must see B's blocks (sync-barrier-sync).  A's map is on rank 0's
  * node's server; B's rank 0 is on another node, whose server B would use
- * if A's manifest did not name A's map.  After both close, the file must
- * hold B's blocks too.  Needs 2 or more nodes and node-local logs. */
+ * if A's manifest did not name A's map.  Then the writers write their
+ * blocks again through B, with no sync, and close B, which leaves its
+ * logs to A's close (A is open): a close is a sync point, so after a
+ * barrier and a sync of A every process must read those writes through
+ * A (the close attaches them once it knows it leaves its logs to A; a
+ * close that replays attaches nothing).  After both close, the file must
+ * hold B's last blocks.  Needs 2 or more nodes and node-local logs. */
 #include "off_node.h"
 
 #define BLOCK 4096
@@ -107,13 +112,22 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     bad |= failed(MPI_File_sync(a), "sync of A");
     bad |= check(a, nprocs, writer, 1, "read through A after B's sync");
-    if (writer[rank])
+    if (writer[rank]) {
+        for (int i = 0; i < BLOCK; i++)
+            buf[i] = pattern(mine + i, 2);
+        bad |= failed(MPI_File_write_at(b, mine, buf, BLOCK, MPI_BYTE, MPI_STATUS_IGNORE),
+                      "second write through B");
         bad |= failed(MPI_File_close(&b), "close of B");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    bad |= failed(MPI_File_sync(a), "sync of A after B's close");
+    bad |= check(a, nprocs, writer, 2, "read through A after B's close (its last writes "
+                 "not synced before it)");
     bad |= failed(MPI_File_close(&a), "close of A");
 
     bad |= failed(MPI_File_open(MPI_COMM_WORLD, argv[1], MPI_MODE_RDONLY, MPI_INFO_NULL, &fh),
                   "last open");
-    bad |= check(fh, nprocs, writer, 1, "read after both closed");
+    bad |= check(fh, nprocs, writer, 2, "read after both closed");
     bad |= failed(MPI_File_close(&fh), "last close");
 
     int anybad;
