@@ -12,7 +12,7 @@
  *
  *   step            mpiio         commit        posix         session
  *   open            -             -             -             -
- *   write           -             -             attach        -
+ *   write           -             -             attach, ping  -
  *   read            query, old    query, old    query, new    old
  *   sync-barrier-   attach        attach        -             -
  *   sync
@@ -47,13 +47,14 @@ static uint8_t token[BBS_TOKEN_LEN];
 #define CHECK(cond, ...) do { if (!(cond)) { fprintf(stderr, "FAIL [rank %d] ", rank); \
         fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); failures++; } } while (0)
 
-/* Process 0: the server's counters of attach and query requests. */
-static void counters(uint64_t *attach, uint64_t *query)
+/* Process 0: the server's counters of attach, query and ping requests
+ * (this ping among them). */
+static void counters(uint64_t *attach, uint64_t *query, uint64_t *ping)
 {
     struct bbs_buf b = { 0 };
     struct bbs_reply r;
     char err[512];
-    *attach = *query = 0;
+    *attach = *query = *ping = 0;
     if (bbs_enc_ping(&b, bbs_client_next_id(cl), token) != 0
         || bbs_client_call(cl, &b, &r, err, sizeof(err)) != 0 || r.status != BBS_OK) {
         fprintf(stderr, "FAIL: ping: %s\n", err);
@@ -61,32 +62,43 @@ static void counters(uint64_t *attach, uint64_t *query)
     } else {
         *attach = r.requests[BBS_ATTACH];
         *query = r.requests[BBS_QUERY];
+        *ping = r.requests[BBS_PING];
     }
     bbs_buf_free(&b);
 }
 
 /* The requests made since the last call, by all processes (after a barrier
- * so that every process's step is done). */
-static uint64_t last_attach, last_query;
-static void step(const char *name, long want_attach, long want_query)
+ * so that every process's step is done); want_ping < 0: pings not checked
+ * (pings ask the map's clock: a write stamps after hearing it). */
+static uint64_t last_attach, last_query, last_ping;
+static void step_pings(const char *name, long want_attach, long want_query, long want_ping)
 {
-    uint64_t a, q;
+    uint64_t a, q, pg;
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0 && !name)
-        counters(&last_attach, &last_query);
+        counters(&last_attach, &last_query, &last_ping);
     else if (rank == 0) {
-        counters(&a, &q);
+        counters(&a, &q, &pg);
         long da = (long) (a - last_attach), dq = (long) (q - last_query);
+        long dp = (long) (pg - last_ping) - 1;  /* (but for this one) */
         /* want_attach < 0: at least -want_attach */
         CHECK(want_attach < 0 ? da >= -want_attach : da == want_attach,
               "%s: %ld attach requests, expected %s%ld", name, da, want_attach < 0 ?
               "at least " : "", want_attach < 0 ? -want_attach : want_attach);
         CHECK(dq == want_query, "%s: %ld query requests, expected %ld", name, dq, want_query);
-        printf("  %-22s attach %3ld  query %3ld\n", name, da, dq);
+        CHECK(want_ping < 0 || dp == want_ping, "%s: %ld ping requests, expected %ld", name,
+              dp, want_ping);
+        printf("  %-22s attach %3ld  query %3ld  ping %3ld\n", name, da, dq, dp);
         last_attach = a;
         last_query = q;
+        last_ping = pg;
     }
     MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void step(const char *name, long want_attach, long want_query)
+{
+    step_pings(name, want_attach, want_query, -1);
 }
 
 static void fill(char *b, int r)
@@ -177,7 +189,10 @@ int main(int argc, char **argv)
 
     fill(buf, rank);
     MPI_File_write_at(fh, (MPI_Offset) rank * BLK, buf, BLK, MPI_BYTE, MPI_STATUS_IGNORE);
-    step("write", posix ? -n : 0, 0);
+    /* (the first write after the open stamps with the clock process 0
+     * heard at the open: no process asks for one; posix asks at every
+     * write) */
+    step_pings("write", posix ? -n : 0, 0, posix ? -1 : 0);
 
     read_next(fh, "read before a sync", posix);
     step("read before a sync", 0, session ? 0 : n);   /* mpiio: the open's, lazily */
