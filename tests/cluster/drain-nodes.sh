@@ -72,6 +72,12 @@ left=$(on node0 sh -c "ls $BBFS_LOGDIR | grep -c log\$")
 [ "$left" = 0 ] && ok "no log is left on node0" || fail "$left logs left on node0"
 
 # 3. the server killed mid-drain; the next open on node0 restarts it
+# (node0 server stopped first, so that the job starts one that drains at
+# the rate given here: the one still running from part 1 drains at 0.25
+# MB/s, and its drain could end before the kill on a loaded machine)
+stop0() { pid=$(ctl0 ping | sed -n "s/.* pid \([0-9]*\) .*/\1/p"); [ -z "$pid" ] || kill "$pid"
+          for i in $(seq 50); do ctl0 ping >/dev/null 2>&1 || break; sleep 0.1; done; }
+stop0
 f=$work/killed.dat
 BBFS_DRAIN_RATE=0.1 mpx node0 -n 4 "$prog" "bbfs:$f" > "$work/k.out" 2>&1 \
     || { sed "s/^/  | /" "$work/k.out" | tail; fail "node0: t_background (killed)"; }
@@ -91,8 +97,6 @@ cmp -s "$work/ref.dat" "$f" && ok "the file drained after the restart equals ufs
 # 4. a checkpoint written on both nodes, drained by node0 with node1'"'"'s logs
 # (node0'"'"'s server stopped first, so that the job starts one with the
 # drain rate given here)
-stop0() { pid=$(ctl0 ping | sed -n "s/.* pid \([0-9]*\) .*/\1/p"); [ -z "$pid" ] || kill "$pid"
-          for i in $(seq 50); do ctl0 ping >/dev/null 2>&1 || break; sleep 0.1; done; }
 stop0
 ln -sfn "$work" "$work/via"
 f=$work/via/both.dat
