@@ -501,11 +501,8 @@ void ADIOI_BBFS_Server_attach(ADIO_File fd, int *error_code);
 /* Attach this process's notes (the view about to be queried must hold its
  * own writes: the posix and collective models). */
 void ADIOI_BBFS_Server_attach_own(ADIOI_BBFS_File * bf, int *error_code);
-/* The writer is about to close with notes not attached (a close that
- * replays attaches none): they are kept, with its datalog's name, for
- * ADIOI_BBFS_Server_attach_closed. */
-void ADIOI_BBFS_Server_writer_closing(ADIOI_BBFS_File * bf);
-/* Attach the notes kept by ADIOI_BBFS_Server_writer_closing. */
+/* Attach the notes this process's writer left when it closed (a close
+ * that replays attaches none before it: ADIOI_BBFS_Pending_take). */
 void ADIOI_BBFS_Server_attach_closed(ADIOI_BBFS_File * bf, int *error_code);
 /* The session's logs end: its notes not attached go (the replay made them
  * canonical, or they are pending for the next open's). */

@@ -409,8 +409,6 @@ static void log_finish(ADIO_File fd, enum finish how, int *error_code)
      * what those handles synced (mpiio-tests/t_session_flush). */
     if (bf->writer && how != FINISH_REPLAY_IF_LAST)
         ADIOI_BBFS_Server_attach(fd, &err);
-    else if (bf->writer)
-        ADIOI_BBFS_Server_writer_closing(bf);
     memset(&bf->own, 0, sizeof(bf->own));
     /* A lazy session's writer that never needed its files ends in memory,
      * and the replay reads it from there (write_out if it cannot). */

@@ -419,7 +419,8 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     } else if (!err_here && s->rank == 0) {
         struct bbs_buf b = { 0 };
         struct bbs_reply r;
-        if (bbs_enc_ping(&b, 0, s->nodes.token) != 0 || ADIOI_BBFS_Server_map_call(s, &b, &r, err, sizeof(err), 0))
+        if (bbs_enc_ping(&b, 0, s->nodes.token) != 0
+            || ADIOI_BBFS_Server_map_call(s, &b, &r, err, sizeof(err), 0))
             err_here = 1;
         else
             s->map_incarnation = r.incarnation;

@@ -32,7 +32,6 @@ struct ADIOI_BBFS_Server {
     size_t nnotes, capnotes;
     uint64_t notes_pieces;      /* blocks of the last batch's notes */
     uint64_t grown;             /* a logged set_size's size, not yet attached (0: none) */
-    char *closed_datalog;       /* the notes' datalog, its writer closed (else NULL) */
     struct bbs_writer *writers; /* the view's owners (strings owned) */
     uint64_t *log_end;          /* by writer: the end of what the view has in its log */
     int nwriters, capwriters;

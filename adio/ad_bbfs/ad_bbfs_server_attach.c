@@ -8,10 +8,12 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include "../../bbserver/client.h"
+#include "../../logfs/reader.h"
 #include "../../logfs/writer.h"
 #include "ad_bbfs_server.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* This process's handles with notes not yet attached.  A write through
@@ -111,21 +113,20 @@ void ADIOI_BBFS_Server_attach_own(ADIOI_BBFS_File * bf, int *error_code)
     attach(bf, error_code);
 }
 
-void ADIOI_BBFS_Server_writer_closing(ADIOI_BBFS_File * bf)
-{
-    ADIOI_BBFS_Server *s = bf->srv;
-    if (s && bf->writer && (s->nnotes || s->grown) && !s->closed_datalog)
-        s->closed_datalog = ADIOI_Strdup(logfs_writer_datalog_path(bf->writer));
-}
-
 void ADIOI_BBFS_Server_attach_closed(ADIOI_BBFS_File * bf, int *error_code)
 {
+    static char myname[] = "ADIOI_BBFS_SERVER_ATTACH";
     ADIOI_BBFS_Server *s = bf->srv;
     uint64_t heard;             /* (the writer is closed: no stamp waits for it) */
 
     *error_code = MPI_SUCCESS;
-    if (s && s->closed_datalog && (s->nnotes || s->grown))
-        *error_code = send_notes(bf, s->closed_datalog, &heard);
+    if (!s || !bf->metalogs || (s->nnotes == 0 && s->grown == 0))
+        return;
+    /* (the datalog beside this process's metalog, which the notes name) */
+    char *datalog = logfs_datalog_path(bf->metalogs[s->rank]);
+    *error_code = datalog ? send_notes(bf, datalog, &heard)
+        : ADIOI_BBFS_Err_server(myname, __LINE__, "out of memory attaching");
+    free(datalog);
 }
 
 void ADIOI_BBFS_Server_notes_end(ADIOI_BBFS_File * bf)
@@ -137,8 +138,6 @@ void ADIOI_BBFS_Server_notes_end(ADIOI_BBFS_File * bf)
     s->grown = 0;
     s->notes_pieces = 0;
     set_dirty(s, 0);
-    ADIOI_BBFS_FREE(s->closed_datalog);
-    s->closed_datalog = NULL;
 }
 
 void ADIOI_BBFS_Server_switch(ADIOI_BBFS_File * bf)

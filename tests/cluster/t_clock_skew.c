@@ -88,6 +88,29 @@ static int write_block(MPI_File fh, int k, int which)
                                             MPI_STATUS_IGNORE), "write");
 }
 
+/* Sync, barrier, sync on both handles. */
+static int sync_barrier_sync(MPI_File fh[2])
+{
+    int bad = 0;
+    for (int h = 0; h < 2; h++)
+        bad |= cluster_failed(MPI_File_sync(fh[h]), "sync before the barrier");
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int h = 0; h < 2; h++)
+        bad |= cluster_failed(MPI_File_sync(fh[h]), "sync after the barrier");
+    return bad;
+}
+
+/* Every block holds its second write, read through each handle; then both
+ * close. */
+static int check_and_close(MPI_File fh[2], const char *first, const char *second)
+{
+    int bad = check_blocks(fh[0], first);
+    bad |= check_blocks(fh[1], second);
+    for (int h = 0; h < 2; h++)
+        bad |= cluster_failed(MPI_File_close(&fh[h]), "close");
+    return bad;
+}
+
 static int two_handles(const char *name, int b)
 {
     MPI_File fh[2];
@@ -102,17 +125,10 @@ static int two_handles(const char *name, int b)
             if (writes(k, which, b))
                 bad |= write_block(fh[which == 1 ? plan[k].first_h : plan[k].second_h], k,
                                    which);
-            for (int h = 0; h < 2; h++)
-                bad |= cluster_failed(MPI_File_sync(fh[h]), "sync before the barrier");
-            MPI_Barrier(MPI_COMM_WORLD);
-            for (int h = 0; h < 2; h++)
-                bad |= cluster_failed(MPI_File_sync(fh[h]), "sync after the barrier");
+            bad |= sync_barrier_sync(fh);
         }
-    bad |= check_blocks(fh[0], "two handles, read through the first");
-    bad |= check_blocks(fh[1], "two handles, read through the second");
-    for (int h = 0; h < 2; h++)
-        bad |= cluster_failed(MPI_File_close(&fh[h]), "close");
-    return bad;
+    return bad | check_and_close(fh, "two handles, read through the first",
+                                 "two handles, read through the second");
 }
 
 /* One handle under @p model (NULL: the default), only barriers between
@@ -185,16 +201,9 @@ static int late_handle(const char *name, int b)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (int k = 0; k < NBLOCKS && rank == b; k++)
         bad |= write_block(fh[1], k, 2);
-    for (int h = 0; h < 2; h++)
-        bad |= cluster_failed(MPI_File_sync(fh[h]), "sync before the barrier");
-    MPI_Barrier(MPI_COMM_WORLD);
-    for (int h = 0; h < 2; h++)
-        bad |= cluster_failed(MPI_File_sync(fh[h]), "sync after the barrier");
-    bad |= check_blocks(fh[0], "a handle opened late, read through the first");
-    bad |= check_blocks(fh[1], "a handle opened late, read through it");
-    for (int h = 0; h < 2; h++)
-        bad |= cluster_failed(MPI_File_close(&fh[h]), "close");
-    return bad;
+    bad |= sync_barrier_sync(fh);
+    return bad | check_and_close(fh, "a handle opened late, read through the first",
+                                 "a handle opened late, read through it");
 }
 
 /* 1 unless name, reopened after its close, holds every block's second write. */
