@@ -112,6 +112,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     bad |= failed(MPI_File_sync(a), "sync of A");
     bad |= check(a, nprocs, writer, 1, "read through A after B's sync");
+    MPI_Barrier(MPI_COMM_WORLD);        /* (every read above done before the writes below) */
     if (writer[rank]) {
         for (int i = 0; i < BLOCK; i++)
             buf[i] = pattern(mine + i, 2);
