@@ -121,6 +121,7 @@ int logfs_datalog_init(struct logfs_datalog *dl, const char *path, size_t buffer
 {
     memset(dl, 0, sizeof *dl);
     dl->fd = -1;
+    logfs_readmap_init(&dl->rmap);
     dl->max_bytes = max_bytes;
     dl->durable = durable;
     dl->cap = buffer_size;
@@ -323,7 +324,8 @@ int logfs_datalog_read(struct logfs_datalog *dl, uint64_t off, void *buf, size_t
     }
     if (off < dl->flushed) {
         size_t k = dl->flushed - off < n ? (size_t)(dl->flushed - off) : n;
-        int e = logfs_pread_full(dl->fd, out, k, off);
+        int e = logfs_readmap_copy(&dl->rmap, dl->fd, off, out, k, dl->flushed) ? 0
+            : logfs_pread_full(dl->fd, out, k, off);
         if (e)
             return logfs_fail_errno(err, e < 0 ? EIO : e, "cannot read datalog", dl->path);
         out += k;
@@ -357,6 +359,7 @@ void logfs_datalog_abandon(struct logfs_datalog *dl)
 {
     if (dl->map)
         pmem_unmap(dl->map, dl->map_len);
+    logfs_readmap_drop(&dl->rmap);
     if (dl->fd >= 0)
         close(dl->fd);
     free(dl->buf);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "errors.h"
+#include "readmap.h"
 
 struct logfs_datalog {
     int fd;
@@ -30,6 +31,8 @@ struct logfs_datalog {
     int is_pmem;
     uint8_t *map;
     size_t map_len;
+    /* small reads of flushed bytes (not persistent memory's) */
+    struct logfs_readmap rmap;
     /* made without its file (logfs_datalog_init): asked for it when the
      * first byte must reach it */
     int (*need_file)(void *arg, struct logfs_error *err);

@@ -8,7 +8,7 @@ LOGFS_HDRS = \
 	%reldir%/index.h %reldir%/datalog.h %reldir%/writer.h %reldir%/reader.h \
 	%reldir%/seal.h %reldir%/planner.h %reldir%/plan_internal.h %reldir%/manifest.h \
 	%reldir%/sessions.h %reldir%/fault.h %reldir%/frame.h %reldir%/writer_internal.h \
-	%reldir%/summary.h %reldir%/drain.h
+	%reldir%/summary.h %reldir%/drain.h %reldir%/readmap.h
 LOGFS_SRCS = \
 	%reldir%/errors.c \
 	%reldir%/fsutil.c \
@@ -26,6 +26,7 @@ LOGFS_SRCS = \
 	%reldir%/reader.c \
 	%reldir%/seal.c \
 	%reldir%/datalog_reader.c \
+	%reldir%/readmap.c \
 	%reldir%/export.c \
 	%reldir%/planner.c \
 	%reldir%/plan_map.c \

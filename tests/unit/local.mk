@@ -16,6 +16,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/run_test.cc \
 	%reldir%/reader_test.cc \
 	%reldir%/datalog_reader_test.cc \
+	%reldir%/readmap_test.cc \
 	%reldir%/seal_test.cc \
 	%reldir%/index_test.cc \
 	%reldir%/planner_test.cc \
