@@ -102,34 +102,87 @@ static int counts_subdirs(long magic)
  * remove of its other processes; a stat of the directory itself waits for
  * none.  (A symbolic link there is not a subdirectory: it is not followed
  * either, and making the directory refuses it.) */
-static int parent_has_no_subdirs(const char *dir)
+/* The parent directory's path of sessions directory @p dir into @p out. */
+static int parent_of(const char *dir, char *out, size_t len)
+{
+    const char *slash = strrchr(dir, '/');
+    if (!slash)
+        return snprintf(out, len, ".") >= (int)len;
+    return snprintf(out, len, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir) >= (int)len;
+}
+
+/* Whether a directory of stat @p st (of a file system statfs_of tells, if
+ * need be) has no subdirectory. */
+static int no_subdirs(const struct stat *st, int (*statfs_of)(const void *, struct statfs *),
+                      const void *which)
 {
     /* (the file system of each device, as a process keeps opening files on
      * the same few) */
     static _Thread_local struct { dev_t dev; int counts, used; } seen[4];
     static _Thread_local unsigned next;
-    const char *slash = strrchr(dir, '/');
-    char parent[4096];
-    struct stat st;
     struct statfs sf;
 
-    if (!slash)
-        snprintf(parent, sizeof parent, ".");
-    else if (snprintf(parent, sizeof parent, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir)
-             >= (int)sizeof parent)
-        return 0;
-    if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_nlink != 2)
+    if (!S_ISDIR(st->st_mode) || st->st_nlink != 2)
         return 0;
     for (unsigned i = 0; i < sizeof seen / sizeof seen[0]; i++)
-        if (seen[i].used && seen[i].dev == st.st_dev)
+        if (seen[i].used && seen[i].dev == st->st_dev)
             return seen[i].counts;
-    if (statfs(parent, &sf) < 0)
+    if (statfs_of(which, &sf) < 0)
         return 0;
     unsigned i = next++ % (sizeof seen / sizeof seen[0]);
-    seen[i].dev = st.st_dev;
+    seen[i].dev = st->st_dev;
     seen[i].counts = counts_subdirs((long)sf.f_type);
     seen[i].used = 1;
     return seen[i].counts;
+}
+
+static int statfs_path(const void *path, struct statfs *sf)
+{
+    return statfs(path, sf);
+}
+
+static int statfs_fd(const void *fd, struct statfs *sf)
+{
+    return fstatfs(*(const int *)fd, sf);
+}
+
+/* Whether the directory that would hold sessions directory @p dir has no
+ * subdirectory at all, so that @p dir cannot exist.  A sessions directory
+ * is named after its file, so looking it up is looking up a name never seen
+ * before, which waits for the directory's lock behind every create and
+ * remove of its other processes; a stat of the directory itself waits for
+ * none.  (A symbolic link there is not a subdirectory: it is not followed
+ * either, and making the directory refuses it.) */
+static int parent_has_no_subdirs(const char *dir)
+{
+    char parent[4096];
+    struct stat st;
+
+    if (parent_of(dir, parent, sizeof parent) || stat(parent, &st) < 0)
+        return 0;
+    return no_subdirs(&st, statfs_path, parent);
+}
+
+/* (*parent: -1 not asked yet; -3 asked once; -2 could not be opened) */
+int logfs_sessions_surely_none_kept(const char *path, int *parent)
+{
+    char dir[4096], pdir[4096];
+    struct stat st;
+
+    if (*parent == -2 || logfs_sessions_dir(path, dir, sizeof dir))
+        return 0;
+    if (*parent == -1) {        /* (once only: a lookup costs less than an open) */
+        *parent = -3;
+        return parent_has_no_subdirs(dir);
+    }
+    if (*parent == -3) {
+        int fd = parent_of(dir, pdir, sizeof pdir) ? -1
+            : open(pdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        *parent = fd >= 0 ? fd : -2;
+    }
+    if (*parent < 0 || fstat(*parent, &st) < 0)
+        return 0;
+    return no_subdirs(&st, statfs_fd, parent);
 }
 
 /* The manifest directory must be a directory of this user, not a symbolic

@@ -148,6 +148,19 @@ int logfs_sessions_list_kept(const char *path, const char *except, unsigned flag
                              struct logfs_session_info **out, size_t *n, struct logfs_error *err);
 void logfs_sessions_kept_close(int *kept);
 
+/*
+ * Whether the file at @p path surely has no sessions (its directory has no
+ * subdirectory, where the file system counts them: the listing's own first
+ * test), judged through that directory kept open in *@p parent (-1 before
+ * the first call): looked up by its path at the first call, as the listing
+ * does, and opened at the second.  For a caller that asks again and again
+ * (a read-only handle at every acquire): an fstat, not a lookup of the
+ * directory's path.  0: maybe (list them).  The kept
+ * directory is the one the file was in when first asked, as an open handle's
+ * file stays in its directory.  Close it with logfs_sessions_kept_close.
+ */
+int logfs_sessions_surely_none_kept(const char *path, int *parent);
+
 void logfs_sessions_free(struct logfs_session_info *s, size_t n);
 
 /*

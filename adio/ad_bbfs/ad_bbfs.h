@@ -151,6 +151,8 @@ typedef struct ADIOI_BBFS_File {
     int sizes_seen_valid;       /* ... for the plan it found needed (ad_bbfs_read.c) */
     int sessions_dir;           /* the file's sessions directory, kept open between
                                  * listings (-1: none; logfs_sessions_list_kept) */
+    int parent_dir;             /* the file's directory, kept open for the look after
+                                 * every acquire (logfs_sessions_surely_none_kept) */
     struct logfs_kept_log *view_logs;   /* by writer: its metalog and seal, kept open
                                          * while metalogs names them (ad_bbfs_read.c) */
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */

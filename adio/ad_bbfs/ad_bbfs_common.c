@@ -44,12 +44,14 @@ ADIOI_BBFS_File *ADIOI_BBFS_File_new(void)
         memset(bf, 0, sizeof(*bf));
     spare_file = NULL;
     bf->sessions_dir = -1;
+    bf->parent_dir = -1;
     return bf;
 }
 
 void ADIOI_BBFS_File_free(ADIOI_BBFS_File * bf)
 {
     logfs_sessions_kept_close(&bf->sessions_dir);
+    logfs_sessions_kept_close(&bf->parent_dir);
     if (SPARE_FILE && !spare_file)
         spare_file = bf;
     else

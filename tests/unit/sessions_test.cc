@@ -94,6 +94,38 @@ TEST_F(Sessions, ASessionsDirectoryIsFoundAsSoonAsItExists)
     rmdir(dir.file("sub").c_str());
 }
 
+// A read-only handle asks after every acquire whether the file has
+// sessions: the first ask looks the directory up, later ones fstat it, kept
+// open; a session made in between is never missed.
+TEST_F(Sessions, TheKeptDirectorySaysNoneUntilASessionIsMade)
+{
+    int parent = -1;
+    EXPECT_EQ(1, logfs_sessions_surely_none_kept(File().c_str(), &parent));
+    EXPECT_EQ(-3, parent);  // (looked up, not kept yet)
+    EXPECT_EQ(1, logfs_sessions_surely_none_kept(File().c_str(), &parent));
+    ASSERT_GE(parent, 0);
+    logfs_session a;
+    Create(9, &a);
+    EXPECT_EQ(0, logfs_sessions_surely_none_kept(File().c_str(), &parent));
+    logfs_session_remove(&a);
+    EXPECT_EQ(1, logfs_sessions_surely_none_kept(File().c_str(), &parent));
+    // Any subdirectory: maybe (the listing decides).
+    ASSERT_EQ(0, mkdir(dir.file("sub").c_str(), 0700));
+    EXPECT_EQ(0, logfs_sessions_surely_none_kept(File().c_str(), &parent));
+    rmdir(dir.file("sub").c_str());
+    // The kept directory is the file's, even if its path now names another.
+    std::string moved = dir.path() + ".moved";
+    ASSERT_EQ(0, rename(dir.path().c_str(), moved.c_str()));
+    ASSERT_EQ(0, mkdir(dir.path().c_str(), 0700));
+    ASSERT_EQ(0, mkdir(dir.file("sub").c_str(), 0700));  // (the new one has a subdirectory)
+    EXPECT_EQ(1, logfs_sessions_surely_none_kept(File().c_str(), &parent));
+    logfs_sessions_kept_close(&parent);
+    EXPECT_EQ(-1, parent);
+    rmdir(dir.file("sub").c_str());
+    rmdir(dir.path().c_str());
+    ASSERT_EQ(0, rename(moved.c_str(), dir.path().c_str()));
+}
+
 TEST_F(Sessions, AHeldSessionIsLiveAndReleasedOneIsPending)
 {
     logfs_session a, b;
