@@ -8,9 +8,11 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 
-/* The smallest window mapped: a log that grows is not mapped again at
- * every release (mapping past the end costs address space only). */
-#define WINDOW_MIN ((size_t)64 << 20)
+/* The smallest window mapped.  A window twice the bytes read so far is not
+ * mapped again at every release of a growing log, and takes address space
+ * in proportion to the logs read (a site's limit on it, ulimit -v, counts
+ * every reader's windows; a mapping it refuses leaves that reader to pread). */
+#define WINDOW_MIN ((size_t)1 << 20)
 
 /* Local file systems whose mapped pages are the pages pread reads. */
 static int local_fs(int fd)

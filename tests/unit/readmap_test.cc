@@ -93,6 +93,7 @@ TEST_F(ReadMap, AReadPastTheWindowMapsAgain)
 {
     // A sparse file longer than the first window; its far bytes written.
     const uint64_t far = (uint64_t)150 << 20;
+    // (the window grows with the reads, it does not start at the file's size)
     int w = open(path.c_str(), O_WRONLY);
     ASSERT_GE(w, 0);
     std::vector<uint8_t> tail = Pattern(4096, 5);
