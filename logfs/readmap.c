@@ -45,6 +45,10 @@ int logfs_readmap_copy(struct logfs_readmap *m, int fd, uint64_t off, void *buf,
 
     if (n > LOGFS_READMAP_MAX || end < off || m->usable == 0 || fd < 0)
         return 0;
+    if (!m->base && m->small_reads < LOGFS_READMAP_AFTER - 1) {
+        m->small_reads++;
+        return 0;
+    }
     if (m->usable < 0 && !(m->usable = local_fs(fd)))
         return 0;
     if (known > m->known)

@@ -22,12 +22,17 @@
 
 /* Reads of at most this many bytes go through the mapping. */
 #define LOGFS_READMAP_MAX ((size_t)64 << 10)
+/* ... from this small read of a file on: a reader that reads once (a
+ * replay's own log, a read after each release) preads, and does not pay
+ * for a mapping (statfs, fstat, mmap, munmap) it would not use again. */
+#define LOGFS_READMAP_AFTER 4
 
 struct logfs_readmap {
     uint8_t *base;    /* the mapping, or NULL */
     size_t window;    /* its length: may pass the file's end, never touched there */
     uint64_t known;   /* bytes the file held when last looked at */
     int usable;       /* -1: not asked yet; 0: pread only; 1: mapped reads */
+    unsigned small_reads; /* before the mapping (LOGFS_READMAP_AFTER) */
 };
 
 void logfs_readmap_init(struct logfs_readmap *m);

@@ -29,6 +29,16 @@ class ReadMap : public ::testing::Test {
         fd = open(path.c_str(), O_RDONLY);
         ASSERT_GE(fd, 0);
         logfs_readmap_init(&m);
+        Warm(&m);
+    }
+    // The first small reads of a file are left to pread: a reader that
+    // reads once pays for no mapping.
+    void Warm(logfs_readmap *r)
+    {
+        uint8_t out[8];
+        for (int i = 1; i < LOGFS_READMAP_AFTER; i++)
+            ASSERT_EQ(0, logfs_readmap_copy(r, fd, 0, out, sizeof out, 0)) << "read " << i;
+        EXPECT_EQ(nullptr, r->base);
     }
     void TearDown() override
     {
@@ -57,6 +67,20 @@ TEST_F(ReadMap, SmallReadsAreCopiedFromTheMapping)
     EXPECT_EQ(0, memcmp(out, &data[777], sizeof out));
     ASSERT_EQ(1, logfs_readmap_copy(&m, fd, 100000 - 8, out, sizeof out, 0));  // the last bytes
     EXPECT_EQ(0, memcmp(out, &data[100000 - 8], sizeof out));
+}
+
+TEST_F(ReadMap, OnlyRepeatedReadsMap)
+{
+    logfs_readmap fresh;
+    logfs_readmap_init(&fresh);
+    uint8_t out[8];
+    std::vector<uint8_t> big(LOGFS_READMAP_MAX + 1);
+    EXPECT_EQ(0, logfs_readmap_copy(&fresh, fd, 0, big.data(), big.size(), 0));  // (not counted)
+    Warm(&fresh);
+    EXPECT_EQ(1, logfs_readmap_copy(&fresh, fd, 8, out, sizeof out, 0));
+    EXPECT_NE(nullptr, fresh.base);
+    EXPECT_EQ(0, memcmp(out, &data[8], sizeof out));
+    logfs_readmap_drop(&fresh);
 }
 
 TEST_F(ReadMap, AReadPastTheEndIsLeftToPreadUntouched)
