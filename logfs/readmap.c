@@ -65,6 +65,8 @@ int logfs_readmap_copy(struct logfs_readmap *m, int fd, uint64_t off, void *buf,
         size_t w = WINDOW_MIN;
         while (w < end * 2 && w < (SIZE_MAX >> 2))
             w *= 2;
+        if (w < end)            /* (past what a window may span) */
+            return 0;
         void *p = mmap(NULL, w, PROT_READ, MAP_SHARED, fd, 0);
         if (p == MAP_FAILED) {
             m->usable = 0;

@@ -169,18 +169,19 @@ int logfs_sessions_surely_none_kept(const char *path, int *parent)
     char dir[4096], pdir[4096];
     struct stat st;
 
-    if (*parent == -2 || logfs_sessions_dir(path, dir, sizeof dir))
-        return 0;
-    if (*parent == -1) {        /* (once only: a lookup costs less than an open) */
-        *parent = -3;
-        return parent_has_no_subdirs(dir);
-    }
-    if (*parent == -3) {
+    if (*parent < 0) {          /* (the names only until the directory is kept) */
+        if (*parent == -2 || logfs_sessions_dir(path, dir, sizeof dir))
+            return 0;
+        if (*parent == -1) {    /* (once only: a lookup costs less than an open) */
+            *parent = -3;
+            return parent_has_no_subdirs(dir);
+        }
         int fd = parent_of(dir, pdir, sizeof pdir) ? -1
             : open(pdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        *parent = fd >= 0 ? fd : -2;
+        if ((*parent = fd >= 0 ? fd : -2) < 0)
+            return 0;
     }
-    if (*parent < 0 || fstat(*parent, &st) < 0)
+    if (fstat(*parent, &st) < 0)
         return 0;
     return no_subdirs(&st, statfs_fd, parent);
 }
@@ -613,7 +614,8 @@ int logfs_sessions_list_kept(const char *path, const char *except, unsigned flag
     /* No lookup of the directory when its parent has no subdirectories (the
      * usual case: every open and close asks) or the caller knows there is
      * none; the checks of dir_is_own on what was opened, else. */
-    int none = !rc && ((flags & LOGFS_LIST_NO_DIR) || parent_has_no_subdirs(dir));
+    int none = !rc && ((flags & LOGFS_LIST_NO_DIR)
+                       || (!(flags & LOGFS_LIST_PARENT_TESTED) && parent_has_no_subdirs(dir)));
     int dfd = rc || none ? -1 : open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     int own = rc ? rc : none || (dfd < 0 && errno == ENOENT) ? LOGFS_ENOENT
         : dfd < 0 ? dir_is_own(dir, err) : fd_dir_is_own(dfd, dir, err);

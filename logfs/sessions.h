@@ -129,6 +129,9 @@ int logfs_sessions_list(const char *path, struct logfs_session_info **out, size_
                               * docs/log-format.md) */
 #define LOGFS_LIST_NO_DIR 2u /* the caller found no sessions directory under the
                               * lock (LOGFS_SESSIONS_NO_DIR): none to list */
+#define LOGFS_LIST_PARENT_TESTED 4u /* the caller made the test of the file's
+                                     * directory (logfs_sessions_surely_none_kept
+                                     * said maybe): not made again */
 /* As logfs_sessions_list, without manifest @p except (a session's own,
  * named by logfs_session_path: no stat, no lock test), looking where
  * @p flags say. */

@@ -151,8 +151,8 @@ typedef struct ADIOI_BBFS_File {
     int sizes_seen_valid;       /* ... for the plan it found needed (ad_bbfs_read.c) */
     int sessions_dir;           /* the file's sessions directory, kept open between
                                  * listings (-1: none; logfs_sessions_list_kept) */
-    int parent_dir;             /* the file's directory, kept open for the look after
-                                 * every acquire (logfs_sessions_surely_none_kept) */
+    int parent_dir;             /* the file's directory, kept open from the second look
+                                 * for sessions (ADIOI_BBFS_No_session) */
     struct logfs_kept_log *view_logs;   /* by writer: its metalog and seal, kept open
                                          * while metalogs names them (ad_bbfs_read.c) */
     ADIOI_BBFS_Datalogs datalogs;       /* other writers' datalogs */
@@ -269,7 +269,7 @@ int ADIOI_BBFS_Private_close(ADIO_File fd, int closing, int *error_code);
 /* Whether the file has no published session at all, live or pending (a
  * private one is not: a private close's replay is then of its own alone,
  * and a read sees no other handle's writes). */
-int ADIOI_BBFS_No_session(const ADIOI_BBFS_File * bf);
+int ADIOI_BBFS_No_session(ADIOI_BBFS_File * bf);
 
 /* ad_bbfs_delete.c / ad_bbfs_features.c */
 void ADIOI_BBFS_Delete(const char *filename, int *error_code);

@@ -130,11 +130,18 @@ void ADIOI_BBFS_Private_writer_opts(ADIOI_BBFS_File * bf, struct logfs_writer_op
     o->on_create_arg = bf;
 }
 
-int ADIOI_BBFS_No_session(const ADIOI_BBFS_File * bf)
+int ADIOI_BBFS_No_session(ADIOI_BBFS_File * bf)
 {
     struct logfs_session_info *s;
     size_t ns;
-    int rc = logfs_sessions_list_except(bf->canonical, NULL, 0, &s, &ns, NULL);
+
+    /* (the file's directory has no subdirectory: an fstat of it, kept
+     * open from the second look, for handles that look after every
+     * acquire; else the listing, which need not test it again) */
+    if (logfs_sessions_surely_none_kept(bf->canonical, &bf->parent_dir))
+        return 1;
+    int rc = logfs_sessions_list_except(bf->canonical, NULL, LOGFS_LIST_PARENT_TESTED, &s, &ns,
+                                        NULL);
 
     if (rc != LOGFS_OK)
         return 0;

@@ -23,7 +23,6 @@
 #include "ad_bbfs.h"
 #include "adioi.h"
 #include "adio_extern.h"
-#include "../../logfs/sessions.h"
 #include "../../logfs/writer.h"
 
 static ADIOI_BBFS_File *causal;         /* open causal handles, by next_causal */
@@ -115,8 +114,7 @@ void ADIOI_BBFS_Sync_look(ADIOI_BBFS_File * bf)
      * file as it did, on the lower driver's own paths (a collective read
      * of a finished file stays the lower driver's); through a server the
      * map answers. */
-    if (!bf->metalogs && (logfs_sessions_surely_none_kept(bf->canonical, &bf->parent_dir)
-                          || ADIOI_BBFS_No_session(bf)))
+    if (!bf->metalogs && ADIOI_BBFS_No_session(bf))
         bf->others_live = 0;
     else if (bf->srv || !bf->metalogs) {
         ADIOI_BBFS_NEWS(bf);
