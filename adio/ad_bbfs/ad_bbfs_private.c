@@ -173,6 +173,7 @@ int ADIOI_BBFS_Private_close(ADIO_File fd, int closing, int *error_code)
         ADIO_ImmediateOpen(lo, &err);
     if (err == MPI_SUCCESS)
         err = ADIOI_BBFS_Pending_replay(fd, lo, &none, 1, 1, &mem);
+    ADIOI_BBFS_Pending_free(&none);     /* (its parse of no manifests) */
     if (closing) {
         err = ADIOI_BBFS_Replayed_close(fd, lo, myname, err);
         bf->lower_closed = 1;
