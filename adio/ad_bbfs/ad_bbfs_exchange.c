@@ -46,6 +46,8 @@ int ADIOI_BBFS_Exchange_agree_message(MPI_Comm comm, const char *myname, int err
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
+    if (nprocs == 1)
+        return err;             /* (alone: its own message; an own-log replay's case) */
     derived = derived && err != MPI_SUCCESS;
     mine = err == MPI_SUCCESS ? INT_MAX : derived ? nprocs + rank : rank;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
@@ -89,8 +91,11 @@ static int choose_hosts(ADIOI_BBFS_Exchange * x, const char *canonical, char *co
     for (int w = 0; w < x->nwriters; w++)
         mine[w] = in_memory(x, w) || access(metalogs[w], R_OK) == 0;
     mine[x->nwriters] = (unsigned char) (x->direct != 0);
-    MPI_Allgather(mine, (int) slot, MPI_UNSIGNED_CHAR, all, (int) slot, MPI_UNSIGNED_CHAR,
-                  x->comm);
+    if (x->nprocs == 1)
+        memcpy(all, mine, slot);
+    else
+        MPI_Allgather(mine, (int) slot, MPI_UNSIGNED_CHAR, all, (int) slot, MPI_UNSIGNED_CHAR,
+                      x->comm);
     /* (the byte of the process and writer, or its direct flag at writer
      * nwriters) */
 #define SEES(p, w) all[(size_t) (p) * slot + (size_t) (w)]
@@ -181,14 +186,16 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     x->gone = ADIOI_Calloc(nwriters ? nwriters : 1, 1);
     x->absent = ADIOI_Calloc(nwriters ? nwriters : 1, 1);
     x->lazy = lazy;
-    x->scount = ADIOI_Calloc(x->nprocs, sizeof(int));
-    x->rcount = ADIOI_Calloc(x->nprocs, sizeof(int));
-    x->sdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
-    x->rdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
-    x->sbytes = ADIOI_Calloc(x->nprocs, sizeof(long long));
-    x->rbytes = ADIOI_Calloc(x->nprocs, sizeof(long long));
     if ((err = choose_hosts(x, canonical, metalogs, servers, salvage, myname)) != MPI_SUCCESS)
         goto fn_fail;
+    if (!x->direct) {           /* (direct rounds exchange nothing) */
+        x->scount = ADIOI_Calloc(x->nprocs, sizeof(int));
+        x->rcount = ADIOI_Calloc(x->nprocs, sizeof(int));
+        x->sdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
+        x->rdispl = ADIOI_Calloc(x->nprocs, sizeof(int));
+        x->sbytes = ADIOI_Calloc(x->nprocs, sizeof(long long));
+        x->rbytes = ADIOI_Calloc(x->nprocs, sizeof(long long));
+    }
     int far_here = 0;
     for (int w = 0; w < nwriters; w++)
         far_here |= x->far[w] && x->host[w] == x->rank;
@@ -264,11 +271,14 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
                                    "for the replay exceed 2 GiB; replay with more processes");
     if ((err = ADIOI_BBFS_Exchange_agree_message(comm, myname, err, 0)) != MPI_SUCCESS)
         goto fn_fail;
-    if (salvage)    /* (writers only their hosts found out of reach) */
+    if (salvage && x->nprocs > 1)       /* (writers only their hosts found out of reach) */
         MPI_Allreduce(MPI_IN_PLACE, x->gone, nwriters, MPI_UNSIGNED_CHAR, MPI_MAX, comm);
 
     all_lens = ADIOI_Malloc(sizeof(long long) * (nwriters ? nwriters : 1));
-    MPI_Allreduce(lens, all_lens, nwriters, MPI_LONG_LONG, MPI_SUM, comm);
+    if (x->nprocs == 1)
+        memcpy(all_lens, lens, sizeof(long long) * (size_t) nwriters);
+    else
+        MPI_Allreduce(lens, all_lens, nwriters, MPI_LONG_LONG, MPI_SUM, comm);
     counts = ADIOI_Calloc(x->nprocs, sizeof(int));
     displs = ADIOI_Calloc(x->nprocs, sizeof(int));
     long long total = 0;
@@ -284,9 +294,14 @@ int ADIOI_BBFS_Exchange_begin(MPI_Comm comm, const char *canonical, char *const 
     }
     for (int p = 1; p < x->nprocs; p++)
         displs[p] = displs[p - 1] + counts[p - 1];
-    bytes = ADIOI_Malloc(total ? total : 1);
     x->metalog_bytes = total;
-    MPI_Allgatherv(mine, (int) nmine, MPI_BYTE, bytes, counts, displs, MPI_BYTE, comm);
+    if (x->nprocs == 1 && mine) {
+        bytes = mine;           /* (alone: its own bytes are all) */
+        mine = NULL;
+    } else {
+        bytes = ADIOI_Malloc(total ? total : 1);
+        MPI_Allgatherv(mine, (int) nmine, MPI_BYTE, bytes, counts, displs, MPI_BYTE, comm);
+    }
 
     /* Each writer's bytes: its host's part, in writer order. */
     struct logfs_metalog_src *s = ADIOI_Calloc(nwriters ? nwriters : 1, sizeof(*s));
