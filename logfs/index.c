@@ -92,7 +92,7 @@ int logfs_index_queue(struct logfs_index *ix, const struct logfs_group *g, uint6
 {
     if (ix->nq >= QUEUE_MAX && logfs_index_catch_up(ix))
         return LOGFS_ENOMEM;
-    struct queued *q = logfs_grow(ix->q, &ix->capq, ix->nq + 1, sizeof *q, 64);
+    struct queued *q = logfs_grow(ix->q, &ix->capq, ix->nq + 1, sizeof *q, 8);
     if (!q)
         return LOGFS_ENOMEM;
     ix->q = q;

@@ -259,6 +259,12 @@ static int emit_group(struct logfs_writer *w, const struct logfs_group *g, struc
     int rc = logfs_steps_finish(w, err);
     if (rc || (rc = logfs_writer_queue_index(w, g, w->next_dlog, err)))
         return rc;
+    if (w->rfill + LOGFS_GROUP_MAX_LEN > w->rcap) {
+        uint8_t *b = logfs_grow(w->rbuf, &w->rcap, w->rfill + LOGFS_GROUP_MAX_LEN, 1, 512);
+        if (!b)
+            return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a write record");
+        w->rbuf = b;
+    }
     if (w->rfill == 0)
         w->rec_dlog = w->next_dlog;
     w->rfill += logfs_group_encode(w->rbuf + w->rfill, g);

@@ -152,8 +152,7 @@ int logfs_writer_open(const struct logfs_writer_opts *o, struct logfs_writer **o
     w->mpath = logfs_path_join(o->dir, o->name, "metalog");
     dpath = logfs_path_join(o->dir, o->name, "datalog");
     w->spath = logfs_path_join(o->dir, o->name, "sealed");
-    w->rbuf = malloc(LOGFS_WRITE_RECORD_SOFT_MAX + LOGFS_GROUP_MAX_LEN);
-    if (!w->dir || !w->mpath || !dpath || !w->spath || !w->rbuf ||
+    if (!w->dir || !w->mpath || !dpath || !w->spath ||
         (o->track_index && logfs_index_create(&w->ix))) {
         free(dpath);
         logfs_writer_abandon(w);

@@ -69,8 +69,10 @@ struct logfs_writer {
     int single;                 /* the carry is one block, of one call */
     uint64_t run_off, run_len, run_dlog; /* contiguous run being extended */
     struct logfs_grouper gr;
-    uint8_t *rbuf;       /* groups of the WRITE record being built */
-    size_t rfill;
+    uint8_t *rbuf;       /* groups of the WRITE record being built (grown as they come:
+                          * a handle that writes a few blocks needs a few hundred bytes,
+                          * not the record's 256 KiB bound) */
+    size_t rfill, rcap;
     uint64_t rec_dlog, rec_nbytes;
     uint64_t next_dlog;  /* datalog offset of the first byte no group covers yet */
 

@@ -38,7 +38,7 @@ void ADIOI_BBFS_Exchange_want(ADIOI_BBFS_Exchange * x, int writer, uint64_t off,
         return;
     }
     if (x->nwant == x->capwant) {
-        x->capwant = x->capwant ? 2 * x->capwant : 256;
+        x->capwant = x->capwant ? 2 * x->capwant : 16;
         x->want = ADIOI_Realloc(x->want, x->capwant * sizeof(*x->want));
     }
     x->want[x->nwant++] = (struct want) { (uint64_t) writer, off, len };
@@ -50,7 +50,7 @@ void ADIOI_BBFS_Exchange_place(ADIOI_BBFS_Exchange * x, char *dest, uint64_t len
     if (len == 0 || count == 0)
         return;
     if (x->nplace == x->capplace) {
-        x->capplace = x->capplace ? 2 * x->capplace : 256;
+        x->capplace = x->capplace ? 2 * x->capplace : 16;
         x->place = ADIOI_Realloc(x->place, x->capplace * sizeof(*x->place));
     }
     x->place[x->nplace++] = (struct place) { dest, len, count, stride };

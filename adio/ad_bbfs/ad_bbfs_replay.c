@@ -110,7 +110,7 @@ static int collect_run(void *arg, const struct logfs_replay_run *r)
     struct run_vec *v = arg;
 
     if (v->n == v->cap) {
-        v->cap = v->cap ? 2 * v->cap : 64;
+        v->cap = v->cap ? 2 * v->cap : 8;
         v->r = ADIOI_Realloc(v->r, v->cap * sizeof(*v->r));
     }
     v->r[v->n++] = *r;
