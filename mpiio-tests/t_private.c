@@ -14,7 +14,10 @@
  * Part 4, memory stays flat: 1000 more private open, write, close
  *         cycles leave the heap in use within 64 KiB of where 50 left it
  *         (each close leaked its parse of no manifests: 296 bytes).
- * Part 5, the file the runner compares: each process's block, written
+ * Part 5, a private close replays in rounds: 40 blocks of 8 KiB, written
+ *         last first, one overwritten, replayed with bbfs_replay_buffer
+ *         64 KiB (5 rounds, straight from memory: ad_bbfs_replay.c, solo).
+ * Part 6, the file the runner compares: each process's block, written
  *         through a handle of all processes (private with one process).
  */
 #include "testlib.h"
@@ -233,6 +236,36 @@ static void part4(const char *name)
              "use from %zu to %zu bytes: a leak per handle", warm, end);
 }
 
+static void part5(const char *name)
+{
+    enum { BLK = 8192, NBLK = 40 };
+    char mine[4096];
+    MPI_File fh;
+    MPI_Info info;
+
+    tl_sibling(name, "", mine, sizeof(mine));
+    snprintf(mine + strlen(mine), sizeof(mine) - strlen(mine), ".rounds%d", tl_rank);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "bbfs_replay_buffer", "65536");
+    TL_MPI(MPI_File_open(MPI_COMM_SELF, mine, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh));
+    MPI_Info_free(&info);
+    for (int b = NBLK - 1; b >= 0; b--)
+        put(fh, (MPI_Offset) b * BLK, BLK, 20 + b % 7);
+    put(fh, 7 * BLK + 100, 3000, 30);
+    expect_published(mine, 0, "40 blocks, open");
+    TL_MPI(MPI_File_close(&fh));
+    TL_MPI(MPI_File_open(MPI_COMM_SELF, mine, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    for (int b = 0; b < NBLK; b++) {
+        if (b == 7) {
+            check(fh, 7 * BLK, 100, 20, "block 7's head, after a replay in rounds");
+            check(fh, 7 * BLK + 100, 3000, 30, "the overwrite, after a replay in rounds");
+            check(fh, 7 * BLK + 3100, BLK - 3100, 20, "block 7's tail, after a replay in rounds");
+        } else
+            check(fh, (MPI_Offset) b * BLK, BLK, 20 + b % 7, "a block, after a replay in rounds");
+    }
+    TL_MPI(MPI_File_close(&fh));
+}
+
 int main(int argc, char **argv)
 {
     const char *name = tl_init(&argc, &argv);
@@ -245,6 +278,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     part3(name);
     part4(name);
+    part5(name);
 
     TL_MPI(MPI_File_open(MPI_COMM_WORLD, name, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL,
                          &fh));

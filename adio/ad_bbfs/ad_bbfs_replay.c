@@ -93,6 +93,21 @@ static void want_pieces(struct replay *rp, const struct logfs_replay_piece *pc, 
     }
 }
 
+/* The same, alone with a log in memory (solo, below): read straight from
+ * the writer, nothing to exchange. */
+static int read_pieces_solo(struct replay *rp, const struct logfs_replay_piece *pc, size_t n)
+{
+    uint64_t at = 0;
+    int err = MPI_SUCCESS;
+
+    for (size_t i = 0; i < n && err == MPI_SUCCESS; i++) {
+        err = ADIOI_BBFS_Datalogs_read(&rp->logs, (int) pc[i].writer, pc[i].dlog_off,
+                                       rp->buf + at, (size_t) pc[i].length);
+        at += pc[i].length;
+    }
+    return err;
+}
+
 /* ---- dense epochs: the domain is fully covered ------------------------
  * The usual case (every byte of a process's domain written by someone, as
  * in an interleaved noncontig pattern): the domain's runs are placed
@@ -351,22 +366,32 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nprocs);
+    /* Solo: one process replays one writer whose logs are in its memory (a
+     * private session's close): everything is here, and nothing is
+     * exchanged; the plan and the writes are every replay's. */
+    int solo = nprocs == 1 && nwriters == 1 && mem && mem->index == 0 && lower->is_open;
     /* Every writer's metalog, from the process that can read it. */
     struct logfs_metalog_src *srcs = NULL;
     char *meta_bytes = NULL;
-    err = ADIOI_BBFS_Exchange_begin(comm, canonical, metalogs, servers, nwriters, h->salvage,
-                                    h->server_timeout, !ADIOI_BBFS_Force_remote(h), lazy,
-                                    &rp.logs,
-                                    &rp.x, &srcs, &meta_bytes);
+    if (solo) {
+        srcs = ADIOI_Calloc(1, sizeof(*srcs));
+        srcs->metalog = metalogs[0];
+        srcs->data = mem->metalog;
+        srcs->len = mem->len;
+    } else
+        err = ADIOI_BBFS_Exchange_begin(comm, canonical, metalogs, servers, nwriters,
+                                        h->salvage, h->server_timeout,
+                                        !ADIOI_BBFS_Force_remote(h), lazy, &rp.logs, &rp.x,
+                                        &srcs, &meta_bytes);
     if (err != MPI_SUCCESS) {
         ADIOI_Free(ncounts);
         goto fn_exit;
     }
-    if (h->salvage && rank == 0)
+    if (h->salvage && rank == 0 && rp.x)
         report_lost(rp.x, canonical, metalogs, servers, promised, nwriters);
     rc = logfs_plan_build_sessions_src(srcs, ncounts, (size_t) nsessions, &po, &rp.plan, &le);
     ADIOI_Free(srcs);
-    ADIOI_Free(meta_bytes);
+    ADIOI_BBFS_FREE(meta_bytes);        /* (none solo) */
     ADIOI_Free(ncounts);
     /* Logs that lost epochs their writers had closed fail the replay; with
      * salvage, what they still hold is replayed and the loss reported. */
@@ -408,12 +433,13 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
          * share a byte); otherwise the piece list, merged into blocks. */
         rv.n = 0;
         rv.bytes = 0;
-        int plan_rc = have ? logfs_plan_domain_runs(rp.plan, e, (uint32_t) rank,
-                                                    (uint32_t) nprocs, &lo, &hi, collect_run,
-                                                    &rv) : LOGFS_OK;
+        /* (solo reads each piece from memory: the piece list) */
+        int plan_rc = have && !solo ? logfs_plan_domain_runs(rp.plan, e, (uint32_t) rank,
+                                                             (uint32_t) nprocs, &lo, &hi,
+                                                             collect_run, &rv) : LOGFS_OK;
         if (have && logfs_fault("replay-plan") == ENOMEM)
             plan_rc = LOGFS_ENOMEM;
-        int dense = plan_rc == LOGFS_OK && rv.bytes == hi - lo;
+        int dense = !solo && plan_rc == LOGFS_OK && rv.bytes == hi - lo;
         v.n = 0;
         if (dense)
             mine = rv.bytes;
@@ -449,14 +475,17 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
         long long mine_st[5] = { err != MPI_SUCCESS, (long long) need,
                                  mine ? (long long) hi : 0, !dense || !lower->is_open,
                                  plan_failed }, all_st[5];
-        MPI_Allreduce(mine_st, all_st, 5, MPI_LONG_LONG, MPI_MAX, comm);
+        if (nprocs == 1)
+            memcpy(all_st, mine_st, sizeof(all_st));
+        else
+            MPI_Allreduce(mine_st, all_st, 5, MPI_LONG_LONG, MPI_MAX, comm);
         /* Every domain dense: each process writes its own, contiguous, on
          * its own; a collective write would exchange nothing, and cost two
          * allgathers and, before it, growing the file to the epoch's end
          * (for the holes it reads: there are none).  The next epoch's
          * reduction comes after every write of this one, as the next
          * collective write would. */
-        int independent = alone || !all_st[3];
+        int independent = alone || solo || !all_st[3];
         if (all_st[0] && err == MPI_SUCCESS)
             derived = 1;
         if (all_st[0] && all_st[4] && err == MPI_SUCCESS)
@@ -520,21 +549,25 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
                 rp.buf_cap = bytes;
             }
             if (err == MPI_SUCCESS && npc > 0) {
-                if (dense)
+                if (solo)
+                    my_err = read_pieces_solo(&rp, pc, npc);
+                else if (dense)
                     want_range(&rp, &rv, whole.offset, whole.offset + bytes);
                 else
                     want_pieces(&rp, pc, npc);
             }
             LAP(read);
             /* Every process takes part in every round's exchange. */
-            my_err = ADIOI_BBFS_Exchange_round(rp.x, err != MPI_SUCCESS);
+            if (!solo)
+                my_err = ADIOI_BBFS_Exchange_round(rp.x, err != MPI_SUCCESS);
             LAP(exchange);
             if (my_err != MPI_SUCCESS && err == MPI_SUCCESS)
                 err = my_err;
             /* The write is collective: a process that failed still takes
              * part, with nothing to write, and says so at the next check. */
             logfs_fault("replay-round");        /* (kill only) */
-            int w_err = alone && !dense ? write_pieces_own(&rp, pc, err == MPI_SUCCESS ? npc : 0)
+            int w_err = (alone || solo) && !dense
+                ? write_pieces_own(&rp, pc, err == MPI_SUCCESS ? npc : 0)
                 : independent ? write_own(&rp, pc, err == MPI_SUCCESS ? npc : 0)
                 : write_round(&rp, pc, err == MPI_SUCCESS ? npc : 0,
                               err == MPI_SUCCESS ? bytes : 0);
