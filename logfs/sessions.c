@@ -106,9 +106,12 @@ static int counts_subdirs(long magic)
 static int parent_of(const char *dir, char *out, size_t len)
 {
     const char *slash = strrchr(dir, '/');
-    if (!slash)
-        return snprintf(out, len, ".") >= (int)len;
-    return snprintf(out, len, "%.*s", slash == dir ? 1 : (int)(slash - dir), dir) >= (int)len;
+    size_t n = !slash ? 1 : slash == dir ? 1 : (size_t)(slash - dir);
+    if (n >= len)
+        return 1;
+    memcpy(out, slash ? dir : ".", n);
+    out[n] = '\0';
+    return 0;
 }
 
 /* Whether a directory of stat @p st (of a file system statfs_of tells, if

@@ -783,6 +783,11 @@ uint64_t ADIOI_BBFS_Clock_floor(void);
 uint64_t ADIOI_BBFS_Process_id(void);
 /* This node's host name (gethostname, asked once per process). */
 const char *ADIOI_BBFS_Host_name(void);
+/* Name parts at every open: ".%016llx" and ".%d" of v, at out (room for
+ * 17 and 12 bytes, no NUL); @return the end.  (snprintf took 1.6K
+ * instructions a name, once per writer at each open.) */
+char *ADIOI_BBFS_Put_hex16(char *out, uint64_t v);
+char *ADIOI_BBFS_Put_int(char *out, int v);
 /* Sleep *nap seconds, then double it up to cap: the backoff of a wait for
  * a session someone else holds. */
 void ADIOI_BBFS_Nap(double *nap, double cap);

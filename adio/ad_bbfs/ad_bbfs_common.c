@@ -323,6 +323,33 @@ void ADIOI_BBFS_Nap(double *nap, double cap)
     *nap = *nap * 2 < cap ? *nap * 2 : cap;
 }
 
+char *ADIOI_BBFS_Put_hex16(char *out, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+
+    *out++ = '.';
+    for (int shift = 60; shift >= 0; shift -= 4)
+        *out++ = digits[(v >> shift) & 15];
+    return out;
+}
+
+char *ADIOI_BBFS_Put_int(char *out, int v)
+{
+    char rev[11];
+    int n = 0;
+    unsigned int u = v < 0 ? 0u - (unsigned int) v : (unsigned int) v;
+
+    *out++ = '.';
+    if (v < 0)
+        *out++ = '-';
+    do
+        rev[n++] = (char) ('0' + u % 10);
+    while ((u /= 10) != 0);
+    while (n > 0)
+        *out++ = rev[--n];
+    return out;
+}
+
 const char *ADIOI_BBFS_Host_name(void)
 {
     static char host[LOGFS_MANIFEST_HOST_MAX];

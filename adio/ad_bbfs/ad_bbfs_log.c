@@ -149,7 +149,16 @@ static int gather_ids(ADIO_File fd, int err, struct writer_id **all, char **pack
 static void log_name(const ADIOI_BBFS_File * bf, const char *base, int rank, char *out,
                      size_t len)
 {
-    snprintf(out, len, "%s.%016llx.%d", base, (unsigned long long) bf->file_id, rank);
+    char tail[32], *end = ADIOI_BBFS_Put_int(ADIOI_BBFS_Put_hex16(tail, bf->file_id), rank);
+    size_t b = strlen(base), t = (size_t) (end - tail);
+
+    if (b + t >= len) {         /* (too long: cut as snprintf cuts; the open reports it) */
+        snprintf(out, len, "%s%.*s", base, (int) t, tail);
+        return;
+    }
+    memcpy(out, base, b);
+    memcpy(out + b, tail, t);
+    out[b + t] = '\0';
 }
 
 /* gather_ids' answer where every process's host and log directory are

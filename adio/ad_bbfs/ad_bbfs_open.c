@@ -101,14 +101,19 @@ static void name_shared_fp(ADIO_File fd, uint64_t id)
 {
     const char *slash = strrchr(fd->filename, '/');
     int dir = slash ? (int) (slash + 1 - fd->filename) : 0;
-    char *name = ADIOI_Malloc(PATH_MAX);
-    int n = snprintf(name, PATH_MAX, "%.*s.%s.shfp.%016llx", dir, fd->filename,
-                     fd->filename + dir, (unsigned long long) id);
+    size_t len = strlen(fd->filename), base = len - (size_t) dir;
 
-    if (n < 0 || n >= PATH_MAX) {
-        ADIOI_Free(name);
+    if (len + 23 >= PATH_MAX)   /* (".", ".shfp" and 17 of the id; a NUL after) */
         return;
-    }
+    char *name = ADIOI_Malloc(len + 24), *at = name;
+    memcpy(at, fd->filename, (size_t) dir);
+    at += dir;
+    *at++ = '.';
+    memcpy(at, fd->filename + dir, base);
+    at += base;
+    memcpy(at, ".shfp", 5);
+    at = ADIOI_BBFS_Put_hex16(at + 5, id);
+    *at = '\0';
     fd->shared_fp_fname = name;
 }
 
