@@ -208,10 +208,10 @@ void ADIOI_BBFS_Server_facts(const ADIOI_BBFS_Hints * hints, uint64_t * facts)
      * time); one that has gone since fails where the logs are made. */
     static char usable[PATH_MAX];
     struct stat st;
-    int have_dir = !strcmp(hints->logdir, usable)
-        || (stat(hints->logdir, &st) == 0 && S_ISDIR(st.st_mode)
-            && access(hints->logdir, W_OK | X_OK) == 0);
-    if (have_dir)
+    int known = !strcmp(hints->logdir, usable);
+    int have_dir = known || (stat(hints->logdir, &st) == 0 && S_ISDIR(st.st_mode)
+                             && access(hints->logdir, W_OK | X_OK) == 0);
+    if (have_dir && !known)
         snprintf(usable, sizeof(usable), "%s", hints->logdir);
     uint64_t mine[ADIOI_BBFS_SERVER_FACTS] = { h, ~h, d, ~d, (uint64_t) have_dir,
         (uint64_t) !force, (uint64_t) !named, (uint64_t) (named != NULL),
