@@ -79,6 +79,7 @@ struct replay {
     int nwriters;
     char *buf;
     uint64_t buf_cap;
+    long long solo_rounds, solo_read;   /* (bbfs_timing's counts, solo) */
 };
 
 /* The data of pieces pc[0..n) (file order), packed into rp->buf. */
@@ -105,6 +106,7 @@ static int read_pieces_solo(struct replay *rp, const struct logfs_replay_piece *
                                        rp->buf + at, (size_t) pc[i].length);
         at += pc[i].length;
     }
+    rp->solo_read += (long long) at;
     return err;
 }
 
@@ -560,6 +562,8 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
             /* Every process takes part in every round's exchange. */
             if (!solo)
                 my_err = ADIOI_BBFS_Exchange_round(rp.x, err != MPI_SUCCESS);
+            else
+                rp.solo_rounds++;
             LAP(exchange);
             if (my_err != MPI_SUCCESS && err == MPI_SUCCESS)
                 err = my_err;
@@ -619,6 +623,10 @@ static int replay_logs(MPI_Comm comm, ADIO_File lower, const char *canonical,
     if (alone && h->durable && !flushed)
         flush_anyway(lower);
     ADIOI_BBFS_Exchange_count(rp.x, times);
+    if (times) {
+        times->rounds += rp.solo_rounds;
+        times->read_direct += rp.solo_read;
+    }
     ADIOI_BBFS_Exchange_end(rp.x);
     ADIOI_BBFS_Datalogs_free(&rp.logs);
     ADIOI_BBFS_FREE(rp.buf);
