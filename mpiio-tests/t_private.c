@@ -16,7 +16,8 @@
  *         (each close leaked its parse of no manifests: 296 bytes).
  * Part 5, a private close replays in rounds: 40 blocks of 8 KiB, written
  *         last first, one overwritten, replayed with bbfs_replay_buffer
- *         64 KiB (5 rounds, straight from memory: ad_bbfs_replay.c, solo).
+ *         64 KiB (several rounds, straight from memory: ad_bbfs_replay.c,
+ *         solo).
  * Part 6, the file the runner compares: each process's block, written
  *         through a handle of all processes (private with one process).
  */
