@@ -257,14 +257,17 @@ static int emit_group(struct logfs_writer *w, const struct logfs_group *g, struc
      * entries and records go first, or the index would let their older
      * bytes win over this call's) */
     int rc = logfs_steps_finish(w, err);
-    if (rc || (rc = logfs_writer_queue_index(w, g, w->next_dlog, err)))
+    if (rc)
         return rc;
+    /* (room before the index entry: a group the index holds is in a record) */
     if (w->rfill + LOGFS_GROUP_MAX_LEN > w->rcap) {
         uint8_t *b = logfs_grow(w->rbuf, &w->rcap, w->rfill + LOGFS_GROUP_MAX_LEN, 1, 512);
         if (!b)
             return logfs_fail(err, LOGFS_ENOMEM, 0, "no memory for a write record");
         w->rbuf = b;
     }
+    if ((rc = logfs_writer_queue_index(w, g, w->next_dlog, err)))
+        return rc;
     if (w->rfill == 0)
         w->rec_dlog = w->next_dlog;
     w->rfill += logfs_group_encode(w->rbuf + w->rfill, g);
