@@ -125,38 +125,116 @@ int bbs_token_create(const char *path, uint8_t *token, char *err, size_t errlen)
     return 0;
 }
 
+/* The token file to use (see bbs_token_find) into out, and whether it is
+ * the default one, whose directory a create makes; 1 where the
+ * environment gives the token itself (BBFS_SERVER_TOKEN). */
+static int token_path(const char *path, char *out, size_t len, int *is_default, char *err,
+                      size_t errlen)
+{
+    const char *env = getenv("BBFS_SERVER_TOKEN");
+
+    *is_default = 0;
+    if (!path && env && *env)
+        return 1;
+    if (!path)
+        path = getenv("BBFS_SERVER_TOKEN_FILE");
+    if (path && *path) {
+        snprintf(out, len, "%s", path);
+        return 0;
+    }
+    const char *home = getenv("HOME");
+    if (!home || !*home) {
+        snprintf(err, errlen, "no token: set BBFS_SERVER_TOKEN or BBFS_SERVER_TOKEN_FILE "
+                 "(HOME is not set for the default ~/.bbfs/token)");
+        return -1;
+    }
+    snprintf(out, len, "%s/.bbfs/token", home);
+    *is_default = 1;
+    return 0;
+}
+
+/* Load the file at path; where it is missing and create is set, make it
+ * (and, for the default file, its directory, 0700). */
+static int load_or_create(const char *path, int is_default, int create, uint8_t *token,
+                          char *err, size_t errlen)
+{
+    int missing;
+
+    if (bbs_token_load(path, token, &missing, err, errlen) == 0)
+        return 0;
+    if (!missing || !create)
+        return -1;
+    if (is_default) {
+        char dir[4096];
+        snprintf(dir, sizeof(dir), "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+            return -1;
+        }
+    }
+    return bbs_token_create(path, token, err, errlen);
+}
+
 int bbs_token_find(const char *path, int create, uint8_t *token, char *source,
                    size_t sourcelen, char *err, size_t errlen)
 {
-    char def[4096];
-    const char *env = getenv("BBFS_SERVER_TOKEN");
-    int missing;
+    char file[4096];
+    int is_default, rc = token_path(path, file, sizeof(file), &is_default, err, errlen);
 
-    if (!path && env && *env) {
+    if (rc == 1) {
         snprintf(source, sourcelen, "BBFS_SERVER_TOKEN");
-        return bbs_token_parse(env, token, err, errlen);
+        return bbs_token_parse(getenv("BBFS_SERVER_TOKEN"), token, err, errlen);
     }
-    if (!path)
-        path = getenv("BBFS_SERVER_TOKEN_FILE");
-    if (!path || !*path) {
-        const char *home = getenv("HOME");
-        if (!home || !*home) {
-            snprintf(err, errlen, "no token: set BBFS_SERVER_TOKEN or BBFS_SERVER_TOKEN_FILE "
-                     "(HOME is not set for the default ~/.bbfs/token)");
-            return -1;
-        }
-        snprintf(def, sizeof(def), "%s/.bbfs", home);
-        if (create && mkdir(def, 0700) != 0 && errno != EEXIST) {
-            snprintf(err, errlen, "cannot create %s: %s", def, strerror(errno));
-            return -1;
-        }
-        snprintf(def, sizeof(def), "%s/.bbfs/token", home);
-        path = def;
+    if (rc != 0)
+        return -1;
+    snprintf(source, sourcelen, "%s", file);
+    return load_or_create(file, is_default, create, token, err, errlen);
+}
+
+unsigned long bbs_token_loads;
+
+/* The same file, unchanged: its identity, size and both times. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size
+        && a->st_mode == b->st_mode && a->st_mtim.tv_sec == b->st_mtim.tv_sec
+        && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_ctim.tv_sec == b->st_ctim.tv_sec
+        && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+int bbs_token_find_kept(struct bbs_token_kept *k, int create, uint8_t *token, char *source,
+                        size_t sourcelen, char *err, size_t errlen)
+{
+    char file[4096];
+    struct stat before, after;
+    int is_default, rc = token_path(NULL, file, sizeof(file), &is_default, err, errlen);
+
+    if (rc != 0) {
+        k->valid = 0;
+        return rc == 1 ? bbs_token_find(NULL, create, token, source, sourcelen, err, errlen)
+            : -1;
     }
-    snprintf(source, sourcelen, "%s", path);
-    if (bbs_token_load(path, token, &missing, err, errlen) == 0)
+    snprintf(source, sourcelen, "%s", file);
+    int seen = stat(file, &before) == 0;
+    if (k->valid && seen && !strcmp(k->path, file) && same_file(&before, &k->st)) {
+        memcpy(token, k->token, BBS_TOKEN_LEN);
         return 0;
-    if (missing && create)
-        return bbs_token_create(path, token, err, errlen);
-    return -1;
+    }
+    k->valid = 0;
+    bbs_token_loads++;
+    if (load_or_create(file, is_default, create, token, err, errlen) != 0)
+        return -1;
+    /* (kept only if the file did not change while it was read: else the
+     * next find reads it again) */
+    if (seen && stat(file, &after) == 0 && same_file(&before, &after)
+        && strlen(file) < sizeof(k->path)) {
+        snprintf(k->path, sizeof(k->path), "%s", file);
+        k->st = after;
+        memcpy(k->token, token, BBS_TOKEN_LEN);
+        k->valid = 1;
+    }
+    return 0;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "proto.h"
 
@@ -44,6 +45,27 @@ int bbs_token_create(const char *path, uint8_t *token, char *err, size_t errlen)
  */
 int bbs_token_find(const char *path, int create, uint8_t *token, char *source,
                    size_t sourcelen, char *err, size_t errlen);
+
+/*
+ * bbs_token_find(NULL, ...) for a process that asks again and again (the
+ * driver, at every open): the token read from a file is kept in k, and
+ * served again while a stat of the file finds it unchanged (its identity,
+ * size, mode and times).  One stat where a find makes five system calls;
+ * on a home directory over NFS those are round trips to its server, from
+ * every process at every open of a file.  A file replaced, rewritten or
+ * chmod-ed is read again (and its mode checked again).  k starts zeroed.
+ */
+struct bbs_token_kept {
+    int valid;
+    char path[4096];
+    struct stat st;
+    uint8_t token[BBS_TOKEN_LEN];
+};
+int bbs_token_find_kept(struct bbs_token_kept *k, int create, uint8_t *token, char *source,
+                        size_t sourcelen, char *err, size_t errlen);
+
+/* Token files read by bbs_token_find_kept (for tests). */
+extern unsigned long bbs_token_loads;
 
 #ifdef __cplusplus
 }

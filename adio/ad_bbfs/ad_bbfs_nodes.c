@@ -25,11 +25,14 @@ static struct conn {
     struct conn *next;
 } *conns;
 
+/* (every open that finds a server asks: kept, bbserver/token.h) */
+static struct bbs_token_kept token_kept;
+
 int ADIOI_BBFS_Nodes_init(ADIOI_BBFS_Nodes * r, double timeout, char *err, size_t errlen)
 {
     char source[PATH_MAX];
     r->timeout = timeout;
-    return bbs_token_find(NULL, 1, r->token, source, sizeof(source), err, errlen);
+    return bbs_token_find_kept(&token_kept, 1, r->token, source, sizeof(source), err, errlen);
 }
 
 /* The connection to addr, made now or earlier (*cached). */

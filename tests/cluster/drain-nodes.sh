@@ -81,12 +81,15 @@ stop0
 f=$work/killed.dat
 BBFS_DRAIN_RATE=0.1 mpx node0 -n 4 "$prog" "bbfs:$f" > "$work/k.out" 2>&1 \
     || { sed "s/^/  | /" "$work/k.out" | tail; fail "node0: t_background (killed)"; }
+st=$(ctl0 status "$f" 2>&1)
+case "$st" in *running*|*held*|*queued*) ok "node0 drains: $(echo "$st" | tail -1)" ;;
+              *) fail "node0 was not draining before the kill: $st" ;; esac
 pid=$(on node0 sh -c "\"$ctl\" -S \"\$(cat $BBFS_LOGDIR/.bbserver.node0.addr)\" ping" | sed -n "s/.* pid \([0-9]*\) .*/\1/p")
 [ -n "$pid" ] && kill -9 "$pid" && ok "node0: its server (pid $pid) killed while draining" \
     || fail "node0: no server pid to kill"
 sleep 0.5
 [ -n "$(ls "$work/.killed.dat.bbfs/" 2>/dev/null)" ] && ok "the killed drain left the session pending" \
-    || fail "no session pending after the kill"
+    || fail "no session pending after the kill (the file $(cmp -s "$work/ref.dat" "$f" && echo is || echo is not) complete; the job said: $(tail -3 "$work/k.out" | tr "\n" " "))"
 mpx node0 -n 4 "$prog" "bbfs:$work/next.dat" > "$work/n.out" 2>&1 \
     || { sed "s/^/  | /" "$work/n.out" | tail; fail "node0: t_background (next)"; }
 out=$(ctl0 wait "$f" "$work/next.dat" 2>&1) && ok "node0: the restarted server finished it: $out" \

@@ -32,6 +32,7 @@ check_PROGRAMS += $(LOGFS_UNIT)
 	%reldir%/export_test.cc \
 	%reldir%/proto_test.cc \
 	%reldir%/bigbuf_test.cc \
+	%reldir%/token_test.cc \
 	%reldir%/ownmap_test.cc \
 	%reldir%/serve_test.cc \
 	%reldir%/state_test.cc \
