@@ -127,3 +127,10 @@ noinst_PROGRAMS += %reldir%/ior-pattern
 %canon_reldir%_ior_pattern_SOURCES = %reldir%/ior-pattern.c %reldir%/bench.c %reldir%/bench.h
 %canon_reldir%_ior_pattern_CPPFLAGS = $(MPI_CPPFLAGS)
 %canon_reldir%_ior_pattern_LDADD = $(MPI_LIBS)
+
+# open-rounds: rounds of one open-to-close sequence, for tools/pfs-ops.sh
+# (what each costs the parallel file system's metadata server).
+noinst_PROGRAMS += %reldir%/open-rounds
+%canon_reldir%_open_rounds_SOURCES = %reldir%/open-rounds.c
+%canon_reldir%_open_rounds_CPPFLAGS = $(MPI_CPPFLAGS)
+%canon_reldir%_open_rounds_LDADD = $(MPI_LIBS)

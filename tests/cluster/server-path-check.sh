@@ -74,6 +74,7 @@ split="$BUILDDIR/tests/cluster/t_split_readers"
 peer="$BUILDDIR/tests/cluster/t_peer_handles"
 late="$BUILDDIR/tests/cluster/t_late_readers"
 callcost="$BUILDDIR/noncontig/call-cost"
+pfsops="$here/../../tools/pfs-ops.sh"
 twins="$BUILDDIR/tests/cluster/t_twin_opens"
 twin_replay="$BUILDDIR/tests/cluster/t_twin_replay"
 [ "$(id -u)" = 0 ] || { echo "FAIL: the emulated cluster needs root"; exit 1; }
@@ -156,7 +157,7 @@ pid=$(echo "$p" | sed -n 's/.* pid \([0-9]*\).*/\1/p')
 
 # 2. two nodes, node-local logs
 "$cluster" with 2 "$work/c" env work="$work" runner="$runner" specs="$specs" ctl="$ctl" \
-    cluster="$cluster" models="$models" kill_test="$kill_test" restart_test="$restart_test" split="$split" peer="$peer" late="$late" callcost="$callcost" twins="$twins" twin_replay="$twin_replay" MPIEXEC_HOST="$MPIEXEC" bash -c '
+    cluster="$cluster" models="$models" kill_test="$kill_test" restart_test="$restart_test" split="$split" peer="$peer" late="$late" callcost="$callcost" pfsops="$pfsops" twins="$twins" twin_replay="$twin_replay" MPIEXEC_HOST="$MPIEXEC" bash -c '
 set -u
 fails=0
 ok() { echo "ok: $*"; }
@@ -213,6 +214,19 @@ if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$callcost" -dir "
              END { exit !(o == 1 && r == 1) }'\'' "$work/cc.out"; then
     ok "2 nodes: the collectives of an open: $(grep -E "^(open|rdonly) " "$work/cc.out" | sed "s/.*collectives/ /" | tr "\n" ",")"
 else fail "2 nodes: collectives of an open above the counted (see $work/cc.out)"; sed "s/^/  | /" "$work/cc.out" | tail -4; fi
+# The metadata operations an open-to-close round costs the parallel file
+# system across nodes (tools/pfs-ops.sh; session 61: a shared open, write
+# and close 53 against stock 5, with the session manifest, its directory
+# and the sessions lock: process 0 made 47 of them; MPI_COMM_SELF 36
+# against 8; read-only 11 against 4).  They may only go down.
+if BBFS_LOGDIR=$CLUSTER_DIR/local "$pfsops" -mpiexec "$CLUSTER_DIR/mpiexec" "$work/pfs" \
+       > "$work/pfs.out" 2>&1 < /dev/null \
+    && awk '\''$1 == "shared" && $3 >= 4 && $5 <= 53 { s++ }
+             $1 == "self" && $3 >= 4 && $5 <= 36 { f++ }
+             $1 == "rdonly" && $3 >= 4 && $5 <= 11 { r++ }
+             END { exit !(s == 1 && f == 1 && r == 1) }'\'' "$work/pfs.out"; then
+    ok "2 nodes: metadata operations per open-to-close round: $(tr "\n" "," < "$work/pfs.out")"
+else fail "2 nodes: metadata operations per round above the counted (see $work/pfs.out)"; sed "s/^/  | /" "$work/pfs.out" | tail -4; fi
 if BBFS_LOGDIR=$CLUSTER_DIR/local "$CLUSTER_DIR/mpiexec" -n 4 "$twins" "bbfs:$work/twins.dat" 5 \
     > "$work/twins.out" 2>&1 < /dev/null; then
     ok "2 nodes: two communicators, one per node, open a file at once; each sees the other s synced writes"
