@@ -390,11 +390,13 @@ void logfs_session_release(struct logfs_session *s)
  * at the path (a directory removed meanwhile is made again by the next
  * publisher), so a removed one is let go and the new one taken.  -1 if
  * there is none or the file system refuses locks. */
-static int lock_dir(const char *dir)
+/* (@p made: the caller knows the directory is there, having just made
+ * it or holding a manifest in it: its parent is not looked at first) */
+static int lock_dir(const char *dir, int made)
 {
     struct stat locked, there;
 
-    if (parent_has_no_subdirs(dir))
+    if (!made && parent_has_no_subdirs(dir))
         return LOGFS_SESSIONS_NO_DIR;
     for (int tries = 0; tries < 5; tries++) {
         int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -422,7 +424,7 @@ static int lock_dir(const char *dir)
  * file system refuses locks. */
 static void remove_dir_locked(const char *dir)
 {
-    int fd = lock_dir(dir);
+    int fd = lock_dir(dir, 1);  /* (its manifest was in it a moment ago) */
     rmdir(dir);
     logfs_sessions_unlock(fd);
 }
@@ -698,13 +700,23 @@ int logfs_session_load(const char *manifest, char **text, size_t *len, struct lo
     return logfs_fail_errno(err, e, "cannot read the manifest", manifest);
 }
 
-int logfs_sessions_lock(const char *path)
+static int sessions_lock(const char *path, int made)
 {
     char dir[4096];
 
     if (logfs_sessions_dir(path, dir, sizeof dir))
         return -1;
-    return lock_dir(dir);
+    return lock_dir(dir, made);
+}
+
+int logfs_sessions_lock(const char *path)
+{
+    return sessions_lock(path, 0);
+}
+
+int logfs_sessions_lock_made(const char *path)
+{
+    return sessions_lock(path, 1);
 }
 
 void logfs_sessions_unlock(int fd)

@@ -196,6 +196,10 @@ int logfs_session_load(const char *manifest, char **text, size_t *len, struct lo
  */
 #define LOGFS_SESSIONS_NO_DIR (-2)
 int logfs_sessions_lock(const char *path);
+/* The same where the caller knows the directory is there (it made it, or
+ * holds a manifest in it): no look at its parent first, which on a
+ * parallel file system is one metadata operation of the open or close. */
+int logfs_sessions_lock_made(const char *path);
 void logfs_sessions_unlock(int fd);
 
 #ifdef __cplusplus

@@ -166,7 +166,7 @@ int ADIOI_BBFS_Manifest_lock_sessions(ADIOI_BBFS_File * bf)
     for (int tries = 0; tries < 2 && lk < 0; tries++) {
         if (mkdir(dir, 0700) != 0 && errno != EEXIST)
             return -1;
-        lk = logfs_sessions_lock(bf->canonical);
+        lk = logfs_sessions_lock_made(bf->canonical);
     }
     return lk;
 }

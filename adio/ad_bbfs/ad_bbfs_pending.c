@@ -188,7 +188,9 @@ int ADIOI_BBFS_Pending_take(ADIO_File fd, uint64_t sealed, int err, int always,
          * own after: on_close's file is canonical when the close returns,
          * and the older writes lie under the newer ones. */
         for (double nap = 0.002;;) {
-            lk = logfs_sessions_lock(bf->canonical);
+            /* (a held manifest is in the directory) */
+            lk = ADIOI_BBFS_Manifest_held(bf) ? logfs_sessions_lock_made(bf->canonical)
+                : logfs_sessions_lock(bf->canonical);
             f_err = err == MPI_SUCCESS ? ADIOI_BBFS_Pending_find_locked(bf, always, lk, p)
                 : MPI_SUCCESS;
             if (f_err != MPI_SUCCESS || !defer_if_live || !p->live_others

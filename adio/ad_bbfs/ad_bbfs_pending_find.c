@@ -109,8 +109,11 @@ int ADIOI_BBFS_Pending_find_locked(ADIOI_BBFS_File * bf, int always, int lock,
     char own[PATH_MAX];
     int known = bf->metalogs && bf->file_id
         && !logfs_session_path(bf->canonical, bf->file_id, own, sizeof(own));
-    int rc = logfs_sessions_list_except(bf->canonical, known ? own : bf->session.path, flags,
-                                        &s, &ns, &le);
+    /* (through the directory kept since an earlier listing: a close's
+     * look, under the lock, is then one listing, not a lookup of the
+     * directory's parent, an open and a check of the directory more) */
+    int rc = logfs_sessions_list_kept(bf->canonical, known ? own : bf->session.path, flags,
+                                      &bf->sessions_dir, &s, &ns, &le);
     int live = 0;
 
     if (rc != LOGFS_OK)
