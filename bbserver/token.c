@@ -218,7 +218,8 @@ int bbs_token_find_kept(struct bbs_token_kept *k, int create, uint8_t *token, ch
             : -1;
     }
     snprintf(source, sourcelen, "%s", file);
-    int seen = stat(file, &before) == 0;
+    /* (lstat: a link is not served, as bbs_token_load refuses one) */
+    int seen = lstat(file, &before) == 0;
     if (k->valid && seen && !strcmp(k->path, file) && same_file(&before, &k->st)) {
         memcpy(token, k->token, BBS_TOKEN_LEN);
         return 0;
@@ -229,7 +230,7 @@ int bbs_token_find_kept(struct bbs_token_kept *k, int create, uint8_t *token, ch
         return -1;
     /* (kept only if the file did not change while it was read: else the
      * next find reads it again) */
-    if (seen && stat(file, &after) == 0 && same_file(&before, &after)
+    if (seen && lstat(file, &after) == 0 && same_file(&before, &after)
         && strlen(file) < sizeof(k->path)) {
         snprintf(k->path, sizeof(k->path), "%s", file);
         k->st = after;

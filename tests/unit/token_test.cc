@@ -93,6 +93,17 @@ TEST_F(KeptToken, AFileOthersCanReadIsRefusedEvenIfKeptBefore)
     EXPECT_NE(nullptr, strstr(err, "chmod 600")) << err;
 }
 
+TEST_F(KeptToken, ALinkPutInItsPlaceIsRefusedEvenIfKeptBefore)
+{
+    Put(kA, false);
+    ASSERT_EQ(0, Find()) << err;
+    ASSERT_EQ(0, link(path.c_str(), (path + ".same").c_str()));
+    ASSERT_EQ(0, unlink(path.c_str()));
+    ASSERT_EQ(0, symlink((path + ".same").c_str(), path.c_str()));
+    EXPECT_EQ(-1, Find());
+    EXPECT_NE(nullptr, strstr(err, "cannot open the token file")) << err;
+}
+
 TEST_F(KeptToken, AMissingFileFailsAndIsNotServedFromTheKeptOne)
 {
     Put(kA, false);
