@@ -49,10 +49,10 @@ int bbs_token_find(const char *path, int create, uint8_t *token, char *source,
 /*
  * bbs_token_find(NULL, ...) for a process that asks again and again (the
  * driver, at every open): the token read from a file is kept in k, and
- * served again while a stat of the file finds it unchanged (its identity,
- * size, mode and times).  One stat where a find makes five system calls;
- * on a home directory over NFS those are round trips to its server, from
- * every process at every open of a file.  A file replaced, rewritten or
+ * served again while an lstat of the file finds it unchanged (its
+ * identity, size, mode and times).  One lstat where a find makes five
+ * system calls; on a home directory over NFS those are round trips to its
+ * server, from every process at every open of a file.  A file replaced, rewritten or
  * chmod-ed is read again (and its mode checked again).  k starts zeroed.
  */
 struct bbs_token_kept {

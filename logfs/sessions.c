@@ -389,9 +389,9 @@ void logfs_session_release(struct logfs_session *s)
 /* The sessions directory dir, locked: the one locked must still be the one
  * at the path (a directory removed meanwhile is made again by the next
  * publisher), so a removed one is let go and the new one taken.  -1 if
- * there is none or the file system refuses locks. */
-/* (@p made: the caller knows the directory is there, having just made
- * it or holding a manifest in it: its parent is not looked at first) */
+ * there is none or the file system refuses locks.  @p made: the caller
+ * knows the directory is there, having just made it or holding a manifest
+ * in it: its parent is not looked at first. */
 static int lock_dir(const char *dir, int made)
 {
     struct stat locked, there;

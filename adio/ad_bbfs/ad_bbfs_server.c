@@ -231,17 +231,15 @@ static ADIOI_BBFS_Server *new_server(ADIO_File fd, const char *map_name)
     return s;
 }
 
-/* The handle finds its server at its first call to one, each process on
- * its own (ADIOI_BBFS_Server_connect); @p map_name "" names the map by the
- * file's real path then. */
-/* The file's name as maps know it, its real path, into @p out if not
- * there yet (rank 0's, told to the others). */
-static void real_name(const ADIOI_BBFS_File * bf, char *out, size_t len)
+void ADIOI_BBFS_Server_real_name(const ADIOI_BBFS_File * bf, char *out, size_t len)
 {
     if (!out[0] && !realpath(bf->canonical, out))       /* (not a POSIX file system) */
         snprintf(out, len, "%s", bf->canonical);
 }
 
+/* The handle finds its server at its first call to one, each process on
+ * its own (ADIOI_BBFS_Server_connect); @p map_name "" names the map by the
+ * file's real path then. */
 static void connect_late(ADIO_File fd, const char *map_name)
 {
     ADIOI_BBFS_File *bf = ADIOI_BBFS_Private(fd);
@@ -358,7 +356,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     MPI_Comm_size(fd->comm, &nprocs);
     if (s_rank(fd) == 0) {
         if (nprocs > 1)
-            real_name(bf, said.name, sizeof(said.name));
+            ADIOI_BBFS_Server_real_name(bf, said.name, sizeof(said.name));
         if (own_choice)
             said.live = ADIOI_BBFS_Manifest_live_map(bf, said.map, sizeof(said.map));
         int own_map = own_choice && said.live <= 0;
@@ -370,7 +368,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
         } else if (own_map && !(said.live == 0 && !force && one_host)
                    && !(said.live < 0 && !force && may_connect_late(fd))) {
             /* (the handle connects, to this node's server as its map) */
-            real_name(bf, said.name, sizeof(said.name));
+            ADIOI_BBFS_Server_real_name(bf, said.name, sizeof(said.name));
             s = new_server(fd, said.name);
             said.node_found = 1;
             if (!err_here && find_node_server(bf, s, err, sizeof(err)) != 0)
@@ -391,7 +389,7 @@ void ADIOI_BBFS_Server_open(ADIO_File fd, int err_in, int *error_code, int *agre
     }
 
     if (!s) {
-        real_name(bf, said.name, sizeof(said.name));
+        ADIOI_BBFS_Server_real_name(bf, said.name, sizeof(said.name));
         s = new_server(fd, said.name);
         if (!err_here && find_node_server(bf, s, err, sizeof(err)) != 0)
             err_here = 1;

@@ -70,6 +70,9 @@ struct ADIOI_BBFS_Server {
  * (a live session's, else this node's server's) and connects to it; a
  * connected one has nothing to do.  @return 0, or -1 with why in err. */
 int ADIOI_BBFS_Server_connect(ADIOI_BBFS_Server * s, char *err, size_t errlen);
+/* The file's name as maps know it, its real path (bf->canonical where it
+ * has none), into @p out (PATH_MAX) unless @p out names it already. */
+void ADIOI_BBFS_Server_real_name(const ADIOI_BBFS_File * bf, char *out, size_t len);
 /* Take another handle's map (two handles must attach to one) and connect
  * to it.  @return 0, or -1 with why in err. */
 int ADIOI_BBFS_Server_adopt_map(ADIOI_BBFS_Server * s, const char *map, char *err,

@@ -216,8 +216,7 @@ int ADIOI_BBFS_Server_connect(ADIOI_BBFS_Server * s, char *err, size_t errlen)
     if (!s->unconnected)
         return 0;
     /* (a read-only handle's open named no map: the file's real path) */
-    if (!s->map_name[0] && !realpath(bf->canonical, s->map_name))
-        snprintf(s->map_name, sizeof(s->map_name), "%s", bf->canonical);
+    ADIOI_BBFS_Server_real_name(bf, s->map_name, sizeof(s->map_name));
     if (ADIOI_BBFS_Nodes_init(&s->nodes, bf->hints.server_timeout, err, errlen) != 0
         || ADIOI_BBFS_Server_find_node(&s->nodes, bf->hints.logdir, s->node_addr,
                                        sizeof(s->node_addr), NULL, err, errlen) != 0) {
